@@ -1,0 +1,12 @@
+/** Tests run as native ESM (the octokit and Kubernetes clients are ESM-only). */
+export default {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { useESM: true, isolatedModules: true, diagnostics: false }],
+  },
+  testMatch: ['<rootDir>/test/**/*.test.ts'],
+  setupFiles: ['<rootDir>/test/helpers/setup-env.ts'],
+  testTimeout: 30000,
+};

@@ -1,0 +1,64 @@
+/**
+ * The port between the cluster twin (sim/kube) and the GitHub twin (sim/github): what ARC's
+ * listener and a runner process see of the Actions service. sim/kube ships an in-memory
+ * implementation for its own tests; sim/github implements it for real scenarios.
+ */
+
+/** A job handed to a runner, with the fields ARC's listener copies into EphemeralRunner status. */
+export interface JobAssignment {
+  /** REST `workflow_job.id` (int64; exceeds 2^31). */
+  jobId: number;
+  /** The Actions service's job GUID (ER `status.jobId` in ARC >= 0.13). */
+  jobGuid: string;
+  runnerRequestId: number;
+  runId: number;
+  runAttempt: number;
+  /** `owner/repo` */
+  repository: string;
+  workflowRef: string;
+  displayName: string;
+}
+
+export type RunnerStopKind =
+  /** The runner process exited after its job finished (exit 0). */
+  | 'completed'
+  /** SIGTERM/SIGINT: a busy runner fails its job at once with the shutdown annotation. */
+  | 'sigterm'
+  /** Killed without warning (eviction with grace 0, OOM, node gone): the job's lock lapses ~10 min later. */
+  | 'killed';
+
+export interface ScaleSetRegistration {
+  /** Organisation (or `owner/repo` for a repository-level scale set) from githubConfigUrl. */
+  owner: string;
+  /** `runnerScaleSetName`, which is also the `runs-on` label jobs use. */
+  name: string;
+}
+
+export interface ActionsService {
+  /** Creates (or finds) the scale set on the service; returns its id (`runnerScaleSetId`). */
+  registerScaleSet(scaleSet: ScaleSetRegistration): number;
+
+  /** The listener's statistic `TotalAssignedJobs` for a scale set: queued-for-it plus running. */
+  assignedJobCount(scaleSetId: number): number;
+
+  /** JIT config: registers an offline runner under `runnerName`; returns the GitHub runner id. */
+  registerRunner(scaleSetId: number, runnerName: string): number;
+
+  /**
+   * A runner process came online and asks for work. Returns the job it starts, or undefined
+   * when none is waiting. A runner whose registration was removed gets undefined for ever.
+   */
+  acquireJob(runnerName: string): JobAssignment | undefined;
+
+  /** The runner process stopped (see RunnerStopKind). Idempotent. */
+  runnerStopped(runnerName: string, kind: RunnerStopKind): void;
+
+  /** `RemoveRunner`: 'busy' while the service thinks the runner still runs a job. */
+  removeRunner(runnerId: number): 'removed' | 'busy' | 'not-found';
+
+  /**
+   * Called when the service finishes the job a runner holds (success, failure or cancel), so the
+   * runner process exits with code 0. Returns an unsubscribe function.
+   */
+  onJobFinished(listener: (runnerName: string, job: JobAssignment) => void): () => void;
+}

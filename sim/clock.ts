@@ -1,0 +1,95 @@
+/**
+ * One simulated clock for every model in sim/ and for runner-medic's own code under test.
+ * Time only moves when the caller advances it; timers fire in time order (ties in the order
+ * they were scheduled), so the same seed and the same calls give the same run.
+ */
+export interface Clock {
+  /** Milliseconds since the Unix epoch. */
+  now(): number;
+}
+
+export interface TimerHandle {
+  readonly id: number;
+  readonly at: number;
+  readonly label: string;
+}
+
+type TimerCallback = () => void | Promise<void>;
+
+interface Timer extends TimerHandle {
+  readonly seq: number;
+  readonly run: TimerCallback;
+}
+
+export const DEFAULT_EPOCH = Date.parse('2026-01-05T09:00:00.000Z');
+
+export class SimClock implements Clock {
+  private current: number;
+  private readonly timers = new Map<number, Timer>();
+  private nextId = 1;
+
+  constructor(startMs: number = DEFAULT_EPOCH) {
+    this.current = startMs;
+  }
+
+  now(): number {
+    return this.current;
+  }
+
+  /** Schedules `run` at absolute time `atMs` (clamped to now). */
+  at(atMs: number, label: string, run: TimerCallback): TimerHandle {
+    const id = this.nextId++;
+    const timer: Timer = { id, seq: id, at: Math.max(atMs, this.current), label, run };
+    this.timers.set(id, timer);
+    return timer;
+  }
+
+  /** Schedules `run` after `delayMs` of simulated time. */
+  after(delayMs: number, label: string, run: TimerCallback): TimerHandle {
+    return this.at(this.current + delayMs, label, run);
+  }
+
+  cancel(handle: TimerHandle | undefined): void {
+    if (handle) this.timers.delete(handle.id);
+  }
+
+  /** Time of the earliest pending timer, if any. */
+  nextTimerAt(): number | undefined {
+    return this.earliest()?.at;
+  }
+
+  pendingTimers(): TimerHandle[] {
+    return [...this.timers.values()].sort(byTimeThenSeq);
+  }
+
+  /** Moves time forward by `ms`, firing every timer that falls due on the way. */
+  async advance(ms: number): Promise<void> {
+    if (ms < 0) throw new RangeError(`cannot advance the clock by a negative amount: ${ms}`);
+    await this.advanceTo(this.current + ms);
+  }
+
+  /** Moves time forward to `targetMs`, firing due timers in order; callbacks are awaited. */
+  async advanceTo(targetMs: number): Promise<void> {
+    for (;;) {
+      const next = this.earliest();
+      if (!next || next.at > targetMs) break;
+      this.timers.delete(next.id);
+      this.current = Math.max(this.current, next.at);
+      await next.run();
+    }
+    this.current = Math.max(this.current, targetMs);
+  }
+
+  private earliest(): Timer | undefined {
+    let best: Timer | undefined;
+    for (const t of this.timers.values()) if (!best || byTimeThenSeq(t, best) < 0) best = t;
+    return best;
+  }
+}
+
+function byTimeThenSeq(a: { at: number; id: number }, b: { at: number; id: number }): number {
+  return a.at - b.at || a.id - b.id;
+}
+
+/** The real clock, for production code paths. */
+export const systemClock: Clock = { now: () => Date.now() };
