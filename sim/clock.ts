@@ -3,10 +3,9 @@
  * Time only moves when the caller advances it; timers fire in time order (ties in the order
  * they were scheduled), so the same seed and the same calls give the same run.
  */
-export interface Clock {
-  /** Milliseconds since the Unix epoch. */
-  now(): number;
-}
+import type { Clock } from '../functions/ports/clock.js';
+
+export type { Clock };
 
 export interface TimerHandle {
   readonly id: number;
@@ -90,6 +89,3 @@ export class SimClock implements Clock {
 function byTimeThenSeq(a: { at: number; id: number }, b: { at: number; id: number }): number {
   return a.at - b.at || a.id - b.id;
 }
-
-/** The real clock, for production code paths. */
-export const systemClock: Clock = { now: () => Date.now() };

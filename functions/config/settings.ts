@@ -1,0 +1,117 @@
+import { z } from 'zod';
+
+/** Every environment variable runner-medic reads, validated once; see the README's table. */
+export class ConfigError extends Error {
+  readonly problems: string[];
+
+  constructor(problems: string[]) {
+    super(`invalid configuration: ${problems.join('; ')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+const LAMBDA_REQUEST_LIMIT = 6 * 1024 * 1024;
+const optionalText = z
+  .string()
+  .optional()
+  .transform((value) => (value && value.trim() !== '' ? value.trim() : undefined));
+
+const webhookEnvSchema = z.object({
+  GITHUB_WEBHOOK_SECRET: optionalText,
+  GITHUB_WEBHOOK_SECRET_PARAMETER: optionalText,
+  GITHUB_WEBHOOK_SECRET_ARN: optionalText,
+  TABLE_NAME: z.string().min(3, 'TABLE_NAME needs at least 3 characters'),
+  DYNAMODB_ENDPOINT: optionalText,
+  EVENT_SINK: z.enum(['eventbridge', 'stdout']).default('eventbridge'),
+  EVENT_BUS_NAME: z.string().min(1).default('default'),
+  EVENTBRIDGE_ENDPOINT: optionalText,
+  WEBHOOK_MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(LAMBDA_REQUEST_LIMIT)
+    .default(1024 * 1024),
+  DELIVERY_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(8 * 24 * 3600),
+  SECRET_CACHE_SECONDS: z.coerce.number().int().nonnegative().default(300),
+});
+
+export type SecretSource =
+  | { kind: 'env'; value: string }
+  | { kind: 'ssm'; name: string }
+  | { kind: 'secrets-manager'; id: string };
+
+export interface WebhookSettings {
+  secret: SecretSource;
+  tableName: string;
+  dynamoEndpoint: string | undefined;
+  sink: 'eventbridge' | 'stdout';
+  busName: string;
+  eventBridgeEndpoint: string | undefined;
+  maxBodyBytes: number;
+  deliveryTtlSeconds: number;
+  secretCacheSeconds: number;
+}
+
+export function loadWebhookSettings(env: Record<string, string | undefined>): WebhookSettings {
+  const parsed = webhookEnvSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`),
+    );
+  }
+  const e = parsed.data;
+  const sources = [
+    e.GITHUB_WEBHOOK_SECRET && ({ kind: 'env', value: e.GITHUB_WEBHOOK_SECRET } as const),
+    e.GITHUB_WEBHOOK_SECRET_PARAMETER &&
+      ({ kind: 'ssm', name: e.GITHUB_WEBHOOK_SECRET_PARAMETER } as const),
+    e.GITHUB_WEBHOOK_SECRET_ARN &&
+      ({ kind: 'secrets-manager', id: e.GITHUB_WEBHOOK_SECRET_ARN } as const),
+  ].filter((source): source is SecretSource => Boolean(source));
+  const [secret, ...extra] = sources;
+  if (!secret || extra.length > 0) {
+    throw new ConfigError([
+      'set exactly one of GITHUB_WEBHOOK_SECRET, GITHUB_WEBHOOK_SECRET_PARAMETER or GITHUB_WEBHOOK_SECRET_ARN',
+    ]);
+  }
+  return {
+    secret,
+    tableName: e.TABLE_NAME,
+    dynamoEndpoint: e.DYNAMODB_ENDPOINT,
+    sink: e.EVENT_SINK,
+    busName: e.EVENT_BUS_NAME,
+    eventBridgeEndpoint: e.EVENTBRIDGE_ENDPOINT,
+    maxBodyBytes: e.WEBHOOK_MAX_BODY_BYTES,
+    deliveryTtlSeconds: e.DELIVERY_TTL_SECONDS,
+    secretCacheSeconds: e.SECRET_CACHE_SECONDS,
+  };
+}
+
+const localEnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('127.0.0.1'),
+  GITHUB_WEBHOOK_SECRET: z.string().min(1).default('runner-medic-local-secret'),
+});
+
+export interface LocalSettings {
+  port: number;
+  host: string;
+  webhookSecret: string;
+}
+
+/** Settings of `npm start`: no cloud, no network beyond loopback. */
+export function loadLocalSettings(env: Record<string, string | undefined>): LocalSettings {
+  const parsed = localEnvSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  }
+  return {
+    port: parsed.data.PORT,
+    host: parsed.data.HOST,
+    webhookSecret: parsed.data.GITHUB_WEBHOOK_SECRET,
+  };
+}

@@ -1,0 +1,189 @@
+import { DETAIL_TYPES, OBSERVATION_SOURCE } from '../domain/observation.js';
+import type { GithubObservation } from '../domain/observation.js';
+import type { Clock } from '../ports/clock.js';
+import type { DeliveryLedger } from '../ports/delivery-ledger.js';
+import { MAX_ENTRY_BYTES, entrySize } from '../ports/event-publisher.js';
+import type { BusEvent, EventPublisher } from '../ports/event-publisher.js';
+import { normalizeWebhook } from './normalize-webhook.js';
+import type {
+  RejectionReason,
+  WebhookOutcome,
+  WebhookRequest,
+  WebhookResponse,
+} from './webhook-request.js';
+
+export interface SignatureVerifier {
+  /** True when `signature` (`sha256=…`) matches the raw body under any current secret. */
+  verify(rawBody: string, signature: string): Promise<boolean>;
+}
+
+export interface ReceiveWebhookDeps {
+  verifier: SignatureVerifier;
+  ledger: DeliveryLedger;
+  publisher: EventPublisher;
+  clock: Clock;
+  /** Largest body accepted, in bytes. */
+  maxBodyBytes: number;
+  /** How long a delivery id stays claimed (GitHub redelivers for up to 3 days, GHES 7). */
+  deliveryTtlSeconds: number;
+}
+
+export interface ReceiveWebhookResult {
+  response: WebhookResponse;
+  outcome: WebhookOutcome;
+  observation?: GithubObservation;
+  /** Set when a publish or store failure caused the 500. */
+  error?: unknown;
+}
+
+const REJECTION_STATUS: Record<RejectionReason, number> = {
+  'method-not-allowed': 405,
+  'body-too-large': 413,
+  'missing-signature': 401,
+  'bad-signature': 401,
+  'missing-header': 400,
+  'broken-json': 400,
+  'invalid-payload': 400,
+  'event-too-large': 413,
+};
+
+/**
+ * GitHub delivery → verified, deduplicated, stored and published observation.
+ * Bad input gets a 4xx and leaves no trace; only a store or bus failure is a 5xx.
+ */
+export async function receiveWebhook(
+  request: WebhookRequest,
+  deps: ReceiveWebhookDeps,
+): Promise<ReceiveWebhookResult> {
+  const deliveryId = request.headers['x-github-delivery'] || null;
+  const reject = (reason: RejectionReason, detail: string): ReceiveWebhookResult => ({
+    response: {
+      statusCode: REJECTION_STATUS[reason],
+      body: { status: 'rejected', deliveryId, reason: detail },
+    },
+    outcome: { status: 'rejected', reason },
+  });
+
+  if (request.method.toUpperCase() !== 'POST') {
+    return reject('method-not-allowed', `method ${request.method} is not allowed; use POST`);
+  }
+  const raw = decodeBody(request, deps.maxBodyBytes);
+  if (raw === undefined) {
+    return reject('body-too-large', `body exceeds the limit of ${deps.maxBodyBytes} bytes`);
+  }
+  const signature = request.headers['x-hub-signature-256'];
+  if (!signature) return reject('missing-signature', 'X-Hub-Signature-256 header is missing');
+  if (!(await verifySafely(deps.verifier, raw, signature))) {
+    return reject('bad-signature', 'signature does not match the body');
+  }
+
+  const event = request.headers['x-github-event'];
+  if (!event) return reject('missing-header', 'X-GitHub-Event header is missing');
+  if (!deliveryId) return reject('missing-header', 'X-GitHub-Delivery header is missing');
+
+  let payload: unknown;
+  try {
+    payload = JSON.parse(raw);
+  } catch {
+    return reject('broken-json', 'body is not valid JSON');
+  }
+
+  const receivedAt = new Date(deps.clock.now()).toISOString();
+  const normalized = normalizeWebhook({ event, deliveryId, receivedAt }, payload);
+  if (normalized.kind === 'ignored') {
+    return {
+      response: {
+        statusCode: 202,
+        body: { status: 'ignored', deliveryId, reason: normalized.reason },
+      },
+      outcome: { status: 'ignored', reason: normalized.reason },
+    };
+  }
+  if (normalized.kind === 'invalid') {
+    return reject(
+      'invalid-payload',
+      `payload is missing or has invalid fields: ${normalized.missing.join(', ')}`,
+    );
+  }
+
+  const observation = normalized.observation;
+  const busEvent: BusEvent = {
+    source: OBSERVATION_SOURCE,
+    detailType: DETAIL_TYPES[observation.kind],
+    detail: observation,
+  };
+  if (entrySize(busEvent) > MAX_ENTRY_BYTES) {
+    return reject(
+      'event-too-large',
+      `observation exceeds the bus entry limit of ${MAX_ENTRY_BYTES} bytes`,
+    );
+  }
+
+  const nowSeconds = Math.floor(deps.clock.now() / 1000);
+  let claim: 'claimed' | 'duplicate';
+  try {
+    claim = await deps.ledger.claim(
+      { deliveryId, event, observation, expiresAt: nowSeconds + deps.deliveryTtlSeconds },
+      nowSeconds,
+    );
+  } catch (error) {
+    return serverError(deliveryId, 'store-failed', error);
+  }
+  if (claim === 'duplicate') {
+    return {
+      response: { statusCode: 202, body: { status: 'duplicate', deliveryId } },
+      outcome: { status: 'duplicate' },
+    };
+  }
+
+  try {
+    await deps.publisher.publish([busEvent]);
+  } catch (error) {
+    try {
+      await deps.ledger.release(deliveryId);
+    } catch (releaseError) {
+      return serverError(deliveryId, 'publish-failed', new AggregateError([error, releaseError]));
+    }
+    return serverError(deliveryId, 'publish-failed', error);
+  }
+
+  return {
+    response: { statusCode: 202, body: { status: 'accepted', deliveryId } },
+    outcome: { status: 'accepted', kind: observation.kind },
+    observation,
+  };
+}
+
+function serverError(
+  deliveryId: string,
+  reason: 'store-failed' | 'publish-failed',
+  error: unknown,
+): ReceiveWebhookResult {
+  return {
+    response: {
+      statusCode: 500,
+      body: { status: 'error', deliveryId, reason: `${reason}; redeliver to retry` },
+    },
+    outcome: { status: 'error', reason },
+    error,
+  };
+}
+
+/** The raw body as GitHub signed it, or undefined when it is over the limit. */
+function decodeBody(request: WebhookRequest, maxBytes: number): string | undefined {
+  const body = request.body ?? '';
+  if (!request.isBase64Encoded) {
+    return Buffer.byteLength(body, 'utf8') > maxBytes ? undefined : body;
+  }
+  if (Math.floor((body.length * 3) / 4) > maxBytes + 2) return undefined;
+  const bytes = Buffer.from(body, 'base64');
+  return bytes.length > maxBytes ? undefined : bytes.toString('utf8');
+}
+
+async function verifySafely(verifier: SignatureVerifier, raw: string, signature: string) {
+  try {
+    return await verifier.verify(raw, signature);
+  } catch {
+    return false;
+  }
+}
