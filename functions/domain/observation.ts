@@ -42,7 +42,8 @@ export interface JobFacts {
   runnerGroupId: number | null;
   runnerGroupName: string | null;
   htmlUrl: string;
-  createdAt: string;
+  /** Absent only in very old payloads; then `startedAt` stands in. */
+  createdAt: string | null;
   startedAt: string | null;
   completedAt: string | null;
 }

@@ -26,7 +26,7 @@ const installationSchema = z.object({ id }).nullish();
 const workflowJobSchema = z.object({
   id,
   run_id: id,
-  run_attempt: z.number().int().positive(),
+  run_attempt: z.number().int().positive().default(1),
   name: z.string(),
   workflow_name: nullableString.optional(),
   head_branch: nullableString.optional(),
@@ -38,14 +38,14 @@ const workflowJobSchema = z.object({
   runner_group_id: nullableId.optional(),
   runner_group_name: nullableString.optional(),
   html_url: z.string(),
-  created_at: z.string(),
+  created_at: nullableString.optional(),
   started_at: nullableString.optional(),
   completed_at: nullableString.optional(),
 });
 
 const workflowRunSchema = z.object({
   id,
-  run_attempt: z.number().int().positive(),
+  run_attempt: z.number().int().positive().default(1),
   name: nullableString.optional(),
   status: z.string(),
   conclusion: nullableString,
@@ -121,7 +121,7 @@ export function normalizeWebhook(context: DeliveryContext, payload: unknown): No
           runnerGroupId: job.runner_group_id ?? null,
           runnerGroupName: job.runner_group_name ?? null,
           htmlUrl: job.html_url,
-          createdAt: job.created_at,
+          createdAt: job.created_at ?? job.started_at ?? null,
           startedAt: job.started_at ?? null,
           completedAt: job.completed_at ?? null,
         },

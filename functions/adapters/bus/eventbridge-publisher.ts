@@ -41,7 +41,7 @@ export class EventBridgePublisher implements EventPublisher {
     let pending = entries;
     for (let attempt = 1; ; attempt++) {
       let failed: PutEventsRequestEntry[];
-      let lastError = '';
+      let lastError: string;
       try {
         const result = await this.client.send(new PutEventsCommand({ Entries: pending }));
         if (!result.FailedEntryCount) return;

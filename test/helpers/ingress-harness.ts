@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { sign } from '@octokit/webhooks-methods';
+import type { Context, LambdaFunctionURLEvent, LambdaFunctionURLResult } from 'aws-lambda';
+import { EventBridgePublisher } from '../../functions/adapters/bus/eventbridge-publisher.js';
+import { createWebhookVerifier } from '../../functions/adapters/github/webhook-verifier.js';
+import { DynamoDeliveryLedger } from '../../functions/adapters/store/dynamo-delivery-ledger.js';
+import { createLogger, createMetrics } from '../../functions/config/observability.js';
+import { createDocumentClient } from '../../functions/config/webhook-wiring.js';
+import { createGithubWebhookHandler } from '../../functions/handlers/github-webhook.js';
+import type { ReceiveWebhookDeps } from '../../functions/ingress/receive-webhook.js';
+import { startEmbeddedDynamo } from '../../functions/local/embedded-dynamo.js';
+import type { EmbeddedDynamo } from '../../functions/local/embedded-dynamo.js';
+import { EventBridgeSim } from '../../sim/aws/eventbridge-sim.js';
+import { SimClock } from '../../sim/clock.js';
+
+export const TEST_SECRET = 'It is a secret to everybody';
+
+export interface Delivery {
+  event: string;
+  body: string;
+  deliveryId?: string;
+  secret?: string;
+  base64?: boolean;
+  method?: string;
+  headers?: Record<string, string>;
+}
+
+/** A Function URL event as AWS sends it for a signed GitHub delivery. */
+export async function functionUrlEvent(delivery: Delivery): Promise<LambdaFunctionURLEvent> {
+  const signature = await sign(delivery.secret ?? TEST_SECRET, delivery.body);
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'user-agent': 'GitHub-Hookshot/test',
+    'x-github-event': delivery.event,
+    'x-github-delivery': delivery.deliveryId ?? randomUUID(),
+    'x-hub-signature-256': signature,
+    ...delivery.headers,
+  };
+  return {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath: '/',
+    rawQueryString: '',
+    headers,
+    isBase64Encoded: delivery.base64 ?? false,
+    body: delivery.base64 ? Buffer.from(delivery.body, 'utf8').toString('base64') : delivery.body,
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'test',
+      domainName: 'test.lambda-url.eu-west-1.on.aws',
+      domainPrefix: 'test',
+      http: {
+        method: delivery.method ?? 'POST',
+        path: '/',
+        protocol: 'HTTP/1.1',
+        sourceIp: '127.0.0.1',
+        userAgent: 'GitHub-Hookshot/test',
+      },
+      requestId: randomUUID(),
+      routeKey: '$default',
+      stage: '$default',
+      time: new Date(0).toUTCString(),
+      timeEpoch: 0,
+    },
+  };
+}
+
+export const lambdaContext: Context = {
+  callbackWaitsForEmptyEventLoop: false,
+  functionName: 'runner-medic-test-github-webhook',
+  functionVersion: '$LATEST',
+  invokedFunctionArn:
+    'arn:aws:lambda:eu-west-1:123456789012:function:runner-medic-test-github-webhook',
+  memoryLimitInMB: '256',
+  awsRequestId: 'test-request',
+  logGroupName: 'test',
+  logStreamName: 'test',
+  getRemainingTimeInMillis: () => 10_000,
+  done: () => undefined,
+  fail: () => undefined,
+  succeed: () => undefined,
+};
+
+export interface ParsedResult {
+  statusCode: number;
+  body: { status: string; deliveryId: string | null; reason?: string };
+}
+
+export function parseResult(result: LambdaFunctionURLResult): ParsedResult {
+  if (typeof result === 'string') throw new Error('expected a structured Function URL result');
+  return { statusCode: result.statusCode ?? 0, body: JSON.parse(result.body ?? '{}') };
+}
+
+/** The github-webhook handler wired to dynalite and a loopback EventBridge, as in AWS. */
+export class IngressHarness {
+  readonly clock = new SimClock(Date.parse('2026-03-01T12:00:00Z'));
+  readonly eventBridge = new EventBridgeSim();
+  private dynamo: EmbeddedDynamo | undefined;
+  private deps: ReceiveWebhookDeps | undefined;
+  private handler: ReturnType<typeof createGithubWebhookHandler> | undefined;
+
+  async start(): Promise<void> {
+    this.dynamo = await startEmbeddedDynamo('runner-medic-test');
+    const endpoint = await this.eventBridge.start();
+    const eventBridgeClient = new EventBridgeClient({
+      endpoint,
+      region: 'eu-west-1',
+      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+      maxAttempts: 1,
+    });
+    this.deps = {
+      verifier: createWebhookVerifier([TEST_SECRET]),
+      ledger: new DynamoDeliveryLedger(
+        createDocumentClient(this.dynamo.clientConfig),
+        this.dynamo.tableName,
+      ),
+      publisher: new EventBridgePublisher(eventBridgeClient, {
+        busName: 'runner-medic-test',
+        sleep: async () => undefined,
+      }),
+      clock: this.clock,
+      maxBodyBytes: 1024 * 1024,
+      deliveryTtlSeconds: 3600,
+    };
+    const deps = this.deps;
+    this.handler = createGithubWebhookHandler({
+      ingress: async () => deps,
+      logger: createLogger('github-webhook'),
+      metrics: createMetrics('github-webhook'),
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.eventBridge.stop();
+    await this.dynamo?.close();
+  }
+
+  async deliver(delivery: Delivery | LambdaFunctionURLEvent): Promise<ParsedResult> {
+    if (!this.handler) throw new Error('harness not started');
+    const event = 'requestContext' in delivery ? delivery : await functionUrlEvent(delivery);
+    return parseResult(await this.handler(event, lambdaContext));
+  }
+
+  async storedItems(): Promise<Record<string, unknown>[]> {
+    if (!this.dynamo) throw new Error('harness not started');
+    const client = createDocumentClient(this.dynamo.clientConfig);
+    const result = await client.send(new ScanCommand({ TableName: this.dynamo.tableName }));
+    client.destroy();
+    return result.Items ?? [];
+  }
+}
