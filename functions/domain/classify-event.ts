@@ -1,0 +1,151 @@
+import type { KubeEvent } from './cluster-facts.js';
+import {
+  karpenterReason,
+  parseLowResource,
+  parseNodeCondition,
+  resourceKind,
+} from './eviction-message.js';
+import type { Loss, LossCause, NodeSignal, NodeWarningKind, RunnerWarning } from './loss.js';
+import { scaleSetOf } from './runner-guard.js';
+
+export type EventClassification =
+  | { kind: 'loss'; loss: Loss }
+  | { kind: 'node-signal'; signal: NodeSignal }
+  | { kind: 'runner-warning'; warning: RunnerWarning }
+  | { kind: 'ignored'; reason: string };
+
+const component = (ev: KubeEvent): string =>
+  (ev.sourceComponent ?? ev.reportingComponent ?? '').toLowerCase();
+
+function podCause(ev: KubeEvent): LossCause | null {
+  const from = component(ev);
+  const msg = ev.message;
+  switch (ev.reason) {
+    case 'Evicted': {
+      if (from.includes('karpenter') || msg.startsWith('Evicted pod:'))
+        return {
+          kind: 'api-eviction',
+          by: 'karpenter',
+          karpenterReason: karpenterReason(msg.replace(/^Evicted pod:\s*/, '')),
+        };
+      const low = parseLowResource(msg);
+      if (low) {
+        const offending = ev.annotations['offending_containers']?.split(',')[0] || null;
+        const starved = ev.annotations['starved_resource'];
+        return {
+          kind: 'node-pressure-eviction',
+          resource: starved ? resourceKind(starved) : low.resource,
+          container: offending ?? low.container,
+        };
+      }
+      const cond = parseNodeCondition(msg);
+      if (cond)
+        return { kind: 'admission-reject', resource: cond.resource, detail: cond.condition };
+      return { kind: 'node-pressure-eviction', resource: 'other', container: null };
+    }
+    case 'Disrupted':
+      return { kind: 'api-eviction', by: 'karpenter', karpenterReason: 'forceful' };
+    case 'Preempted':
+      return { kind: 'preemption' };
+    case 'TaintManagerEviction':
+      return msg.startsWith('Cancelling') ? null : { kind: 'taint-manager' };
+    case 'OutOfmemory':
+    case 'OutOfcpu':
+    case 'OutOfpods':
+    case 'NodeAffinity':
+    case 'UnexpectedAdmissionError':
+      return { kind: 'admission-reject', resource: null, detail: ev.reason };
+    case 'NodeShutdown':
+      return { kind: 'kubelet-shutdown' };
+    default:
+      return null;
+  }
+}
+
+const POD_WARNINGS: Record<string, NodeWarningKind> = {
+  SpotInterrupted: 'spot-interruption-warning',
+};
+
+const NODE_WARNINGS: Record<string, NodeWarningKind> = {
+  DisruptionTerminating: 'karpenter-disruption',
+  SpotInterrupted: 'spot-interruption-warning',
+  TerminatingOnInterruption: 'instance-terminating',
+  InstanceTerminating: 'instance-terminating',
+  InstanceStopping: 'instance-terminating',
+  NodeNotReady: 'node-not-ready',
+  RemovingNode: 'node-gone',
+  DeletingNode: 'node-gone',
+};
+
+const NTH_WARNINGS: Record<string, NodeWarningKind> = {
+  SpotInterruption: 'spot-interruption-warning',
+  SQSTermination: 'nth-drain',
+  ScheduledEvent: 'nth-drain',
+  ASGLifecycle: 'nth-drain',
+  PreDrain: 'nth-drain',
+  CordonAndDrain: 'nth-drain',
+};
+
+function nodeEvent(ev: KubeEvent): EventClassification {
+  const fromNth = component(ev).includes('node-termination-handler');
+  const kind = fromNth ? NTH_WARNINGS[ev.reason] : NODE_WARNINGS[ev.reason];
+  if (!kind) return { kind: 'ignored', reason: `node event ${ev.reason} is not a disruption` };
+  // Karpenter's text after "Disrupting Node: " changed across versions: match the prefix only.
+  if (ev.reason === 'DisruptionTerminating' && !ev.message.startsWith('Disrupting Node'))
+    return { kind: 'ignored', reason: 'DisruptionTerminating without the Node prefix' };
+  return {
+    kind: 'node-signal',
+    signal: {
+      cluster: ev.cluster,
+      nodeName: ev.involvedObject.name,
+      instanceId: null,
+      kind,
+      signal: {
+        source: 'node-event',
+        detail: `${ev.reason} (${component(ev) || '?'}): ${ev.message}`,
+      },
+      at: ev.at,
+    },
+  };
+}
+
+/** Turn one exported Kubernetes Event into a loss, a warning, or a reason to ignore it. */
+export function classifyEvent(ev: KubeEvent): EventClassification {
+  const obj = ev.involvedObject;
+  if (obj.kind === 'Node') return nodeEvent(ev);
+  if (obj.kind !== 'Pod') return { kind: 'ignored', reason: `involvedObject kind ${obj.kind}` };
+  const namespace = obj.namespace ?? ev.namespace ?? '';
+  const signal = {
+    source: 'pod-event' as const,
+    detail: `${ev.reason} (${component(ev) || '?'}): ${ev.message}`,
+  };
+  const warning = POD_WARNINGS[ev.reason];
+  if (warning)
+    return {
+      kind: 'runner-warning',
+      warning: {
+        cluster: ev.cluster,
+        namespace,
+        runnerName: obj.name,
+        kind: warning,
+        signal,
+        at: ev.at,
+      },
+    };
+  const cause = podCause(ev);
+  if (!cause) return { kind: 'ignored', reason: `pod event ${ev.reason} is not a loss` };
+  return {
+    kind: 'loss',
+    loss: {
+      cluster: ev.cluster,
+      namespace,
+      runnerName: obj.name,
+      podUid: obj.uid,
+      nodeName: ev.sourceHost,
+      scaleSet: scaleSetOf(obj),
+      cause,
+      signal,
+      at: ev.at,
+    },
+  };
+}

@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import type { Condition, ContainerStatus, ObjectMeta, OwnerReference } from './cluster-facts.js';
+
+/** A Kubernetes time: RFC 3339 string (JSON), a Date (@kubernetes/client-node), or epoch ms. */
+export const timestamp = z
+  .union([z.string(), z.date(), z.number()])
+  .nullish()
+  .transform((v): number | null => {
+    if (v === null || v === undefined) return null;
+    const ms = typeof v === 'number' ? v : typeof v === 'string' ? Date.parse(v) : v.getTime();
+    return Number.isFinite(ms) ? ms : null;
+  });
+
+const stringMap = z
+  .record(z.string(), z.unknown())
+  .nullish()
+  .transform((m): Record<string, string> => {
+    const out: Record<string, string> = {};
+    for (const [k, v] of Object.entries(m ?? {})) if (typeof v === 'string') out[k] = v;
+    return out;
+  });
+
+export const ownerReferenceSchema = z
+  .object({
+    apiVersion: z.string().nullish(),
+    kind: z.string(),
+    name: z.string(),
+    uid: z.string().nullish(),
+    controller: z.boolean().nullish(),
+  })
+  .transform((o): OwnerReference => ({
+    apiVersion: o.apiVersion ?? '',
+    kind: o.kind,
+    name: o.name,
+    uid: o.uid ?? '',
+    controller: o.controller ?? false,
+  }));
+
+export const ownerReferences = z
+  .array(ownerReferenceSchema)
+  .nullish()
+  .transform((a) => a ?? []);
+export const labels = stringMap;
+
+export const objectMetaSchema = z
+  .object({
+    name: z.string().min(1),
+    namespace: z.string().nullish(),
+    uid: z.string().nullish(),
+    labels: stringMap,
+    annotations: stringMap,
+    ownerReferences,
+    finalizers: z.array(z.string()).nullish(),
+    creationTimestamp: timestamp,
+    deletionTimestamp: timestamp,
+  })
+  .transform((m): ObjectMeta => ({
+    name: m.name,
+    namespace: m.namespace ?? '',
+    uid: m.uid ?? '',
+    labels: m.labels,
+    annotations: m.annotations,
+    ownerReferences: m.ownerReferences,
+    finalizers: m.finalizers ?? [],
+    creationTimestamp: m.creationTimestamp,
+    deletionTimestamp: m.deletionTimestamp,
+  }));
+
+export const conditionsSchema = z
+  .array(
+    z
+      .object({
+        type: z.string(),
+        status: z.string(),
+        reason: z.string().nullish(),
+        message: z.string().nullish(),
+        lastTransitionTime: timestamp,
+      })
+      .transform((c): Condition => ({
+        type: c.type,
+        status: c.status,
+        reason: c.reason ?? null,
+        message: c.message ?? null,
+        lastTransitionTime: c.lastTransitionTime,
+      })),
+  )
+  .nullish()
+  .transform((a) => a ?? []);
+
+export const containerStatusesSchema = z
+  .array(
+    z
+      .object({
+        name: z.string(),
+        state: z
+          .object({
+            terminated: z
+              .object({
+                reason: z.string().nullish(),
+                exitCode: z.number().int(),
+                message: z.string().nullish(),
+              })
+              .nullish(),
+          })
+          .nullish(),
+      })
+      .transform((c): ContainerStatus => {
+        const t = c.state?.terminated;
+        return {
+          name: c.name,
+          terminated: t
+            ? { reason: t.reason ?? null, exitCode: t.exitCode, message: t.message ?? null }
+            : null,
+        };
+      }),
+  )
+  .nullish()
+  .transform((a) => a ?? []);
+
+/** zod issues as one line each, naming the path: `status.failures.abc: Invalid input`. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((i) => `${i.path.length > 0 ? i.path.join('.') : '(root)'}: ${i.message}`)
+    .join('; ');
+}

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import type { KubeEvent } from './cluster-facts.js';
+import { describeIssues } from './kube-schemas.js';
+import { parseKubeEventObject, type KubeEventParseOptions } from './parse-kube-event.js';
+import { fail, ok, type Result } from './result.js';
+
+/** The decoded (gunzipped, JSON-parsed) `awslogs.data` of a CloudWatch Logs subscription. */
+const logsDataSchema = z.object({
+  messageType: z.string(),
+  logGroup: z.string().nullish(),
+  logStream: z.string().nullish(),
+  logEvents: z.array(z.object({ id: z.string().nullish(), message: z.string() })),
+});
+
+export interface CloudWatchKubeEvents {
+  messageType: string;
+  logGroup: string | null;
+  events: KubeEvent[];
+  /** Log events that were not Kubernetes Events, with the reason; never thrown. */
+  rejected: { id: string | null; reason: string }[];
+}
+
+function unwrap(record: unknown): unknown {
+  // Fluent Bit may nest the Event under a `log` key, as an object or a JSON string.
+  if (record && typeof record === 'object' && 'log' in record && !('involvedObject' in record)) {
+    const log = (record as { log: unknown }).log;
+    if (typeof log === 'string') return tryJson(log);
+    return log;
+  }
+  return record;
+}
+
+function tryJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Kubernetes Events shipped by Fluent Bit's `kubernetes_events` input to CloudWatch Logs,
+ * received through a subscription filter. The adapter decodes base64 + gzip; this parses the rest.
+ * `CONTROL_MESSAGE` payloads yield no events.
+ */
+export function parseCloudWatchKubeEvents(
+  decoded: unknown,
+  options: KubeEventParseOptions = {},
+): Result<CloudWatchKubeEvents> {
+  const r = logsDataSchema.safeParse(decoded);
+  if (!r.success) return fail(`not CloudWatch Logs data: ${describeIssues(r.error)}`);
+  const out: CloudWatchKubeEvents = {
+    messageType: r.data.messageType,
+    logGroup: r.data.logGroup ?? null,
+    events: [],
+    rejected: [],
+  };
+  if (r.data.messageType !== 'DATA_MESSAGE') return ok(out);
+  for (const le of r.data.logEvents) {
+    const json = tryJson(le.message);
+    if (json === undefined) {
+      out.rejected.push({ id: le.id ?? null, reason: 'message is not JSON' });
+      continue;
+    }
+    const ev = parseKubeEventObject(unwrap(json), options);
+    if (ev.ok) out.events.push(ev.value);
+    else out.rejected.push({ id: le.id ?? null, reason: ev.reason });
+  }
+  return ok(out);
+}
