@@ -1,7 +1,8 @@
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { sign } from '@octokit/webhooks-methods';
 import type { Context, LambdaFunctionURLEvent, LambdaFunctionURLResult } from 'aws-lambda';
 import { EventBridgePublisher } from '../../functions/adapters/bus/eventbridge-publisher.js';
 import { createWebhookVerifier } from '../../functions/adapters/github/webhook-verifier.js';
@@ -27,9 +28,14 @@ export interface Delivery {
   headers?: Record<string, string>;
 }
 
+/** GitHub's `X-Hub-Signature-256` value for a body. */
+export function signBody(secret: string, body: string): string {
+  return `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`;
+}
+
 /** A Function URL event as AWS sends it for a signed GitHub delivery. */
 export async function functionUrlEvent(delivery: Delivery): Promise<LambdaFunctionURLEvent> {
-  const signature = await sign(delivery.secret ?? TEST_SECRET, delivery.body);
+  const signature = signBody(delivery.secret ?? TEST_SECRET, delivery.body);
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     'user-agent': 'GitHub-Hookshot/test',
@@ -95,6 +101,8 @@ export function parseResult(result: LambdaFunctionURLResult): ParsedResult {
 
 /** The github-webhook handler wired to dynalite and a loopback EventBridge, as in AWS. */
 export class IngressHarness {
+  constructor(private readonly observability: { logger?: Logger; metrics?: Metrics } = {}) {}
+
   readonly clock = new SimClock(Date.parse('2026-03-01T12:00:00Z'));
   readonly eventBridge = new EventBridgeSim();
   private dynamo: EmbeddedDynamo | undefined;
@@ -127,8 +135,8 @@ export class IngressHarness {
     const deps = this.deps;
     this.handler = createGithubWebhookHandler({
       ingress: async () => deps,
-      logger: createLogger('github-webhook'),
-      metrics: createMetrics('github-webhook'),
+      logger: this.observability.logger ?? createLogger('github-webhook'),
+      metrics: this.observability.metrics ?? createMetrics('github-webhook'),
     });
   }
 
