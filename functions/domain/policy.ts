@@ -1,0 +1,250 @@
+import { parseDocument } from 'yaml';
+import { z } from 'zod';
+import type { LossKind } from './loss.js';
+
+/** Policy: one YAML/JSON document, validated; every key optional, safe defaults filled in. */
+
+export interface RuleSwitch {
+  enabled: boolean;
+  /** Rule-level dry run: the rule emits actions marked dryRun. */
+  dryRun: boolean;
+}
+
+export interface Rules {
+  /** Rule 1. */
+  freePoisonedSlot: RuleSwitch & {
+    /** Wait this long after the loss so ARC ≥ 0.12 can recover on its own (backoff ≤ 155 s). */
+    graceSeconds: number;
+    /** ARC ≤ 0.11 never frees the slot: act at once. */
+    legacyArcGraceSeconds: number;
+    /** Force-delete (grace 0) a runner pod left on a NotReady or deleted node. */
+    forceDeletePodOnDeadNode: boolean;
+    /** Strip ARC's finalizers from an EphemeralRunner stuck deleting this long; null = never. */
+    removeStuckFinalizerAfterSeconds: number | null;
+  };
+  /** Rule 2. */
+  starvingQueue: RuleSwitch & { queuedSeconds: number };
+  /** Rule 3. */
+  rerunKilledJob: RuleSwitch & {
+    /** Automatic re-runs per job (same run, same job name, across attempts). */
+    budget: number;
+    retryIntervalSeconds: number;
+    /** Stop retrying `403 already running` after this long. */
+    retryForSeconds: number;
+    /** Loss causes that do not earn a re-run (an OOM kill is usually the job's own doing). */
+    excludeCauses: LossKind[];
+  };
+  /** Rule 4, off by default. */
+  hungJob: RuleSwitch & { graceSeconds: number; forceCancelAfterSeconds: number };
+  /** Rule 5. */
+  orphanRegistration: RuleSwitch & { graceSeconds: number };
+  /** Rule 6. */
+  warnedNode: RuleSwitch & { replaceIdle: boolean };
+  /** Rule 7. */
+  circuitBreaker: RuleSwitch & {
+    windowSeconds: number;
+    maxLossesPerScaleSet: number;
+    maxLossesPerCluster: number;
+  };
+}
+
+export type RuleName = keyof Rules;
+
+export type DeepPartial<T> = {
+  [K in keyof T]?: T[K] extends object ? (T[K] extends unknown[] ? T[K] : DeepPartial<T[K]>) : T[K];
+};
+
+export interface Override {
+  enabled?: boolean;
+  dryRun?: boolean;
+  rules?: DeepPartial<Rules>;
+}
+
+export interface Policy {
+  /** Global dry run: no mutating call anywhere, whatever an override says. */
+  dryRun: boolean;
+  allow: {
+    /** Cluster names (as in events' `clusterName`); `*` globs. */
+    clusters: string[];
+    /** `namespace` or `cluster/namespace`; `*` globs. */
+    namespaces: string[];
+    /** `owner/repo`, `owner/*` or `*`. */
+    repositories: string[];
+  };
+  rules: Rules;
+  clusters: Record<string, Override & { scaleSets?: Record<string, Override> }>;
+  /** Per scale set, in every cluster. */
+  scaleSets: Record<string, Override>;
+}
+
+export const DEFAULT_RULES: Rules = {
+  freePoisonedSlot: {
+    enabled: true,
+    dryRun: false,
+    graceSeconds: 180,
+    legacyArcGraceSeconds: 0,
+    forceDeletePodOnDeadNode: true,
+    removeStuckFinalizerAfterSeconds: null,
+  },
+  starvingQueue: { enabled: true, dryRun: false, queuedSeconds: 300 },
+  rerunKilledJob: {
+    enabled: true,
+    dryRun: false,
+    budget: 2,
+    retryIntervalSeconds: 30,
+    retryForSeconds: 900,
+    excludeCauses: ['oom-killed'],
+  },
+  hungJob: { enabled: false, dryRun: false, graceSeconds: 900, forceCancelAfterSeconds: 300 },
+  orphanRegistration: { enabled: true, dryRun: false, graceSeconds: 900 },
+  warnedNode: { enabled: true, dryRun: false, replaceIdle: true },
+  circuitBreaker: {
+    enabled: true,
+    dryRun: false,
+    windowSeconds: 900,
+    maxLossesPerScaleSet: 10,
+    maxLossesPerCluster: 30,
+  },
+};
+
+export const DEFAULT_POLICY: Policy = {
+  dryRun: false,
+  allow: { clusters: ['*'], namespaces: ['*'], repositories: ['*'] },
+  rules: DEFAULT_RULES,
+  clusters: {},
+  scaleSets: {},
+};
+
+const seconds = z.number().int().nonnegative();
+const sw = { enabled: z.boolean().optional(), dryRun: z.boolean().optional() };
+const LOSS_KINDS = [
+  'node-pressure-eviction',
+  'admission-reject',
+  'api-eviction',
+  'preemption',
+  'taint-manager',
+  'pod-gc',
+  'kubelet-shutdown',
+  'oom-killed',
+  'pod-not-found',
+  'node-not-ready',
+  'runner-failed',
+] as const satisfies readonly LossKind[];
+
+const rulesSchema = z
+  .object({
+    freePoisonedSlot: z
+      .object({
+        ...sw,
+        graceSeconds: seconds.optional(),
+        legacyArcGraceSeconds: seconds.optional(),
+        forceDeletePodOnDeadNode: z.boolean().optional(),
+        removeStuckFinalizerAfterSeconds: seconds.nullable().optional(),
+      })
+      .strict(),
+    starvingQueue: z.object({ ...sw, queuedSeconds: seconds.optional() }).strict(),
+    rerunKilledJob: z
+      .object({
+        ...sw,
+        budget: z.number().int().min(0).max(10).optional(),
+        retryIntervalSeconds: z.number().int().min(1).optional(),
+        retryForSeconds: seconds.optional(),
+        excludeCauses: z.array(z.enum(LOSS_KINDS)).optional(),
+      })
+      .strict(),
+    hungJob: z
+      .object({
+        ...sw,
+        graceSeconds: seconds.optional(),
+        forceCancelAfterSeconds: seconds.optional(),
+      })
+      .strict(),
+    orphanRegistration: z.object({ ...sw, graceSeconds: seconds.optional() }).strict(),
+    warnedNode: z.object({ ...sw, replaceIdle: z.boolean().optional() }).strict(),
+    circuitBreaker: z
+      .object({
+        ...sw,
+        windowSeconds: z.number().int().min(1).optional(),
+        maxLossesPerScaleSet: z.number().int().min(1).optional(),
+        maxLossesPerCluster: z.number().int().min(1).optional(),
+      })
+      .strict(),
+  })
+  .partial()
+  .strict();
+
+const overrideShape = { ...sw, rules: rulesSchema.optional() };
+const overrideSchema = z.object(overrideShape).strict();
+const patterns = z.array(z.string().min(1)).optional();
+
+const policySchema = z
+  .object({
+    dryRun: z.boolean().optional(),
+    allow: z
+      .object({ clusters: patterns, namespaces: patterns, repositories: patterns })
+      .strict()
+      .optional(),
+    rules: rulesSchema.optional(),
+    clusters: z
+      .record(
+        z.string(),
+        z
+          .object({ ...overrideShape, scaleSets: z.record(z.string(), overrideSchema).optional() })
+          .strict(),
+      )
+      .optional(),
+    scaleSets: z.record(z.string(), overrideSchema).optional(),
+  })
+  .strict();
+
+export type PolicyResult =
+  { ok: true; value: Policy } | { ok: false; reason: string; errors: string[] };
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Overlay `patch` on `base`; arrays and scalars replace, objects merge. */
+export function mergeDeep<T>(base: T, patch: unknown): T {
+  if (!isPlainObject(base) || !isPlainObject(patch))
+    return (patch === undefined ? base : patch) as T;
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(patch)) if (v !== undefined) out[k] = mergeDeep(out[k], v);
+  return out as T;
+}
+
+/** Validate an already-parsed document. Every error names its key path. */
+export function policyFromObject(doc: unknown): PolicyResult {
+  const r = policySchema.safeParse(doc ?? {});
+  if (!r.success) {
+    const errors = r.error.issues.map((i) => {
+      const keys = i.code === 'unrecognized_keys' ? i.keys : [];
+      const path = i.path.map(String);
+      if (keys.length > 0)
+        return keys.map((k) => `${[...path, k].join('.')}: unknown key`).join('\n');
+      return `${path.length > 0 ? path.join('.') : '(root)'}: ${i.message}`;
+    });
+    const flat = errors.flatMap((e) => e.split('\n'));
+    return { ok: false, reason: `invalid policy: ${flat.join('; ')}`, errors: flat };
+  }
+  const d = r.data;
+  return {
+    ok: true,
+    value: {
+      dryRun: d.dryRun ?? false,
+      allow: mergeDeep(DEFAULT_POLICY.allow, d.allow),
+      rules: mergeDeep(DEFAULT_RULES, d.rules),
+      clusters: d.clusters ?? {},
+      scaleSets: d.scaleSets ?? {},
+    },
+  };
+}
+
+/** Parse a YAML or JSON policy document (empty text = all defaults). */
+export function parsePolicy(text: string): PolicyResult {
+  const doc = parseDocument(text, { prettyErrors: false });
+  if (doc.errors.length > 0) {
+    const errors = doc.errors.map((e) => `(document): ${e.message}`);
+    return { ok: false, reason: `invalid policy: ${errors.join('; ')}`, errors };
+  }
+  return policyFromObject(doc.toJS() as unknown);
+}
