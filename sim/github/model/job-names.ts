@@ -1,0 +1,62 @@
+import type { JobSpec, WorkflowSpec } from './types.js';
+
+export interface ExpandedJob {
+  name: string;
+  spec: JobSpec;
+  matrix: Record<string, string | number> | undefined;
+}
+
+/** Expands matrix jobs into one job per combination, named as GitHub names them: `build (a, b)`. */
+export function expandJobs(workflow: WorkflowSpec): ExpandedJob[] {
+  const out: ExpandedJob[] = [];
+  for (const spec of workflow.jobs) {
+    if (!spec.matrix) {
+      out.push({ name: spec.name, spec, matrix: undefined });
+      continue;
+    }
+    for (const combo of combinations(spec.matrix)) {
+      const values = Object.values(combo).join(', ');
+      out.push({ name: `${spec.name} (${values})`, spec, matrix: combo });
+    }
+  }
+  return out;
+}
+
+function combinations(
+  matrix: Record<string, (string | number)[]>,
+): Record<string, string | number>[] {
+  let acc: Record<string, string | number>[] = [{}];
+  for (const [key, values] of Object.entries(matrix)) {
+    acc = acc.flatMap((partial) => values.map((value) => ({ ...partial, [key]: value })));
+  }
+  return acc;
+}
+
+/** Names of every job that (transitively) needs one of `names`, plus `names` themselves. */
+export function withDependents(workflow: WorkflowSpec, names: Iterable<string>): Set<string> {
+  const expanded = expandJobs(workflow);
+  const chosen = new Set(names);
+  const specOf = new Map(expanded.map((job) => [job.name, job.spec.name]));
+  let grew = true;
+  while (grew) {
+    grew = false;
+    const chosenSpecs = new Set([...chosen].map((name) => specOf.get(name)));
+    for (const job of expanded) {
+      if (chosen.has(job.name)) continue;
+      if ((job.spec.needs ?? []).some((need) => chosenSpecs.has(need))) {
+        chosen.add(job.name);
+        grew = true;
+      }
+    }
+  }
+  return new Set(expanded.map((job) => job.name).filter((name) => chosen.has(name)));
+}
+
+export function matchesMatrix(
+  combo: Record<string, string | number> | undefined,
+  wanted: Record<string, string | number> | undefined,
+): boolean {
+  if (!wanted) return true;
+  if (!combo) return false;
+  return Object.entries(wanted).every(([key, value]) => combo[key] === value);
+}

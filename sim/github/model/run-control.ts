@@ -1,0 +1,139 @@
+import type { Clock } from '../../clock.js';
+import type { GitHubStore } from './github-store.js';
+import { DAY_MS } from './github-store.js';
+import { nodeId } from './id-source.js';
+import type { JobEngine } from './job-engine.js';
+import { jobTarget, runTarget } from './job-engine.js';
+import { expandJobs, withDependents } from './job-names.js';
+import type { Actor, Run, Workflow } from './types.js';
+
+/** The answer GitHub gives a mutating call, independent of HTTP. */
+export interface Outcome {
+  status: number;
+  message?: string;
+}
+
+export const ALREADY_RUNNING = 'This workflow is already running';
+export const TOO_OLD = 'Unable to retry this workflow run because it was created over a month ago';
+export const CANNOT_RETRY = 'This workflow run cannot be retried';
+export const CANNOT_CANCEL = 'Cannot cancel a workflow run that is completed.';
+const RERUN_WINDOW_MS = 30 * DAY_MS;
+
+export interface TriggerOptions {
+  event?: string;
+  headBranch?: string;
+  actor?: string;
+  /** Backdate the run (e.g. to test the one-month re-run limit). */
+  createdAt?: number;
+}
+
+/** Workflow runs as users and Apps drive them: trigger, re-run, cancel. */
+export class RunControl {
+  constructor(
+    private readonly store: GitHubStore,
+    private readonly engine: JobEngine,
+    private readonly clock: Clock,
+  ) {}
+
+  trigger(workflow: Workflow, options: TriggerOptions = {}): Run {
+    const now = this.clock.now();
+    const id = this.store.ids.next('run');
+    const actor = this.store.account(options.actor ?? 'octocat', 'User');
+    const createdAt = options.createdAt ?? now;
+    const run: Run = {
+      id,
+      nodeId: nodeId('WFR', id),
+      workflow,
+      repo: workflow.repo,
+      runNumber: this.store.nextRunNumber(workflow),
+      attempt: 1,
+      event: options.event ?? 'push',
+      headSha: this.store.ids.hex(40),
+      headBranch: options.headBranch ?? workflow.repo.defaultBranch,
+      actor,
+      triggeringActor: actor,
+      checkSuiteId: this.store.ids.next('suite'),
+      checkSuiteNodeId: '',
+      createdAt,
+      updatedAt: now,
+      runStartedAt: createdAt,
+      status: 'queued',
+      conclusion: null,
+      jobs: [],
+      pending: [],
+      cancelling: false,
+    };
+    run.checkSuiteNodeId = nodeId('CS', run.checkSuiteId);
+    this.store.runs.set(id, run);
+    this.engine.emitRun('requested', run);
+    this.engine.startAttempt(
+      run,
+      expandJobs(workflow.spec).map((job) => job.name),
+    );
+    return run;
+  }
+
+  rerunJob(jobId: number, by: Actor): Outcome {
+    const job = this.store.jobs.get(jobId);
+    if (!job) return { status: 404, message: 'Not Found' };
+    const run = this.engine.runOf(job);
+    return this.rerun(run, [job.name], by, 'rerun-job', jobTarget(run, job));
+  }
+
+  rerunFailedJobs(runId: number, by: Actor): Outcome {
+    const run = this.store.runs.get(runId);
+    if (!run) return { status: 404, message: 'Not Found' };
+    const failed = this.store
+      .latestJobs(run)
+      .filter((job) => job.conclusion === 'failure' || job.conclusion === 'cancelled')
+      .map((job) => job.name);
+    return this.rerun(run, failed, by, 'rerun-failed-jobs', runTarget(run));
+  }
+
+  rerunRun(runId: number, by: Actor): Outcome {
+    const run = this.store.runs.get(runId);
+    if (!run) return { status: 404, message: 'Not Found' };
+    const all = expandJobs(run.workflow.spec).map((job) => job.name);
+    return this.rerun(run, all, by, 'rerun-run', runTarget(run));
+  }
+
+  private rerun(run: Run, names: string[], by: Actor, verb: string, target: string): Outcome {
+    const outcome = this.rerunOutcome(run, names);
+    this.engine.audit(by, verb, target, outcome.status);
+    if (outcome.status !== 201) return outcome;
+    const now = this.clock.now();
+    run.attempt += 1;
+    run.status = 'queued';
+    run.conclusion = null;
+    run.cancelling = false;
+    run.updatedAt = now;
+    run.runStartedAt = now;
+    this.engine.emitRun('requested', run);
+    this.engine.startAttempt(run, [...withDependents(run.workflow.spec, names)]);
+    return outcome;
+  }
+
+  private rerunOutcome(run: Run, names: string[]): Outcome {
+    if (run.status !== 'completed') return { status: 403, message: ALREADY_RUNNING };
+    if (this.clock.now() - run.createdAt > RERUN_WINDOW_MS)
+      return { status: 403, message: TOO_OLD };
+    if (names.length === 0) return { status: 403, message: CANNOT_RETRY };
+    return { status: 201 };
+  }
+
+  cancel(runId: number, by: Actor, force: boolean): Outcome {
+    const run = this.store.runs.get(runId);
+    if (!run) return { status: 404, message: 'Not Found' };
+    const verb = force ? 'force-cancel' : 'cancel';
+    if (run.status === 'completed') {
+      this.engine.audit(by, verb, runTarget(run), 409);
+      return { status: 409, message: CANNOT_CANCEL };
+    }
+    this.engine.audit(by, verb, runTarget(run), 202);
+    run.cancelling = true;
+    run.updatedAt = this.clock.now();
+    for (const job of this.store.latestJobs(run)) this.engine.cancelJob(job, force);
+    this.engine.advance(run);
+    return { status: 202 };
+  }
+}

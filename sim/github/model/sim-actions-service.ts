@@ -1,0 +1,144 @@
+import type {
+  ActionsService,
+  JobAssignment,
+  RunnerStopKind,
+  ScaleSetRegistration,
+} from '../../actions-service.js';
+import type { SimClock } from '../../clock.js';
+import { OPERATION_CANCELED, SHUTDOWN_SIGNAL, failureAnnotation } from './annotation-texts.js';
+import type { GitHubStore } from './github-store.js';
+import type { JobEngine } from './job-engine.js';
+import { jobTarget } from './job-engine.js';
+import type { Job, Runner, ScaleSet } from './types.js';
+
+/** The Actions service as ARC's listener and runners see it, backed by the GitHub twin's model. */
+export class SimActionsService implements ActionsService {
+  constructor(
+    private readonly store: GitHubStore,
+    private readonly engine: JobEngine,
+    private readonly clock: SimClock,
+  ) {}
+
+  registerScaleSet(registration: ScaleSetRegistration): number {
+    for (const existing of this.store.scaleSets.values())
+      if (existing.owner === registration.owner && existing.name === registration.name)
+        return existing.id;
+    const scaleSet: ScaleSet = {
+      id: this.store.ids.next('scale-set'),
+      owner: registration.owner,
+      name: registration.name,
+      runnerGroupId: 1,
+      runnerGroupName: 'Default',
+    };
+    this.store.scaleSets.set(scaleSet.id, scaleSet);
+    return scaleSet.id;
+  }
+
+  assignedJobCount(scaleSetId: number): number {
+    const scaleSet = this.store.scaleSets.get(scaleSetId);
+    if (!scaleSet) return 0;
+    return this.queuedJobsFor(scaleSet).length + this.runningJobsFor(scaleSet).length;
+  }
+
+  registerRunner(scaleSetId: number, runnerName: string): number {
+    const scaleSet = this.store.scaleSets.get(scaleSetId);
+    if (!scaleSet) throw new Error(`unknown scale set ${scaleSetId}`);
+    const existing = this.store.runnerByName(runnerName);
+    if (existing?.registered) return existing.id;
+    const runner: Runner = {
+      id: this.store.ids.next('runner'),
+      name: runnerName,
+      scaleSet,
+      status: 'offline',
+      registered: true,
+      jobId: null,
+      assignment: null,
+      stopped: null,
+      registeredAt: this.clock.now(),
+    };
+    this.store.runners.set(runner.id, runner);
+    this.engine.audit('arc', 'register-runner', `runners/${runner.id}`, 201);
+    this.clock.after(
+      this.engine.timing.offlineRunnerCleanupMs,
+      `cleanup runner ${runner.name}`,
+      () => {
+        if (!runner.registered || runner.status === 'online' || runner.jobId !== null) return;
+        runner.registered = false;
+        this.engine.audit('github', 'delete-runner', `runners/${runner.id}`, 204);
+      },
+    );
+    return runner.id;
+  }
+
+  acquireJob(runnerName: string): JobAssignment | undefined {
+    const runner = this.store.runnerByName(runnerName);
+    if (!runner?.registered || runner.stopped !== null || runner.jobId !== null) return undefined;
+    runner.status = 'online';
+    const job = this.queuedJobsFor(runner.scaleSet)[0];
+    if (!job) return undefined;
+    return this.engine.startJob(job, runner, runner.scaleSet);
+  }
+
+  runnerStopped(runnerName: string, kind: RunnerStopKind): void {
+    const runner = this.store.runnerByName(runnerName);
+    if (!runner || runner.stopped !== null) return;
+    runner.stopped = kind;
+    runner.status = 'offline';
+    const job = runner.jobId === null ? undefined : this.store.jobs.get(runner.jobId);
+    if (!job || job.status !== 'in_progress') return;
+    if (kind === 'killed') {
+      this.engine.loseJob(job);
+      return;
+    }
+    this.engine.audit('github', 'fail-job', jobTarget(this.engine.runOf(job), job), 200);
+    this.engine.finishJob(job, 'failure', [
+      failureAnnotation(SHUTDOWN_SIGNAL),
+      failureAnnotation(OPERATION_CANCELED),
+    ]);
+  }
+
+  removeRunner(runnerId: number): 'removed' | 'busy' | 'not-found' {
+    const runner = this.store.runners.get(runnerId);
+    if (!runner?.registered) return 'not-found';
+    if (isBusy(this.store, runner)) return 'busy';
+    runner.registered = false;
+    this.engine.audit('arc', 'remove-runner', `runners/${runner.id}`, 204);
+    return 'removed';
+  }
+
+  onJobFinished(listener: (runnerName: string, job: JobAssignment) => void): () => void {
+    this.engine.jobFinished.add(listener);
+    return () => this.engine.jobFinished.delete(listener);
+  }
+
+  /** Queued jobs a runner of this scale set may take, oldest first. */
+  queuedJobsFor(scaleSet: ScaleSet): Job[] {
+    return [...this.store.jobs.values()]
+      .filter((job) => job.status === 'queued' && jobFitsScaleSet(this.store, job, scaleSet))
+      .sort((a, b) => a.createdAt - b.createdAt || a.id - b.id);
+  }
+
+  private runningJobsFor(scaleSet: ScaleSet): Job[] {
+    return [...this.store.jobs.values()].filter((job) => {
+      if (job.status !== 'in_progress' || job.runnerId === null) return false;
+      return this.store.runners.get(job.runnerId)?.scaleSet === scaleSet;
+    });
+  }
+}
+
+/** GitHub thinks a runner busy while a job it took is still in progress (even if the runner is dead). */
+export function isBusy(store: GitHubStore, runner: Runner): boolean {
+  if (runner.jobId === null) return false;
+  return store.jobs.get(runner.jobId)?.status === 'in_progress';
+}
+
+/** A job goes to a scale set of its repository's owner (or the repository itself) named by its labels. */
+export function jobFitsScaleSet(store: GitHubStore, job: Job, scaleSet: ScaleSet): boolean {
+  const run = store.runs.get(job.runId);
+  if (!run) return false;
+  const ownerMatches =
+    scaleSet.owner === run.repo.owner.login || scaleSet.owner === run.repo.fullName;
+  return (
+    ownerMatches && job.labels.some((label) => label.toLowerCase() === scaleSet.name.toLowerCase())
+  );
+}
