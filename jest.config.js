@@ -9,4 +9,5 @@ export default {
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   setupFiles: ['<rootDir>/test/helpers/setup-env.ts'],
   testTimeout: 30000,
+  reporters: ['default', '<rootDir>/test/helpers/summary-reporter.js'],
 };

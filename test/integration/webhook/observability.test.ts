@@ -4,6 +4,7 @@ import { jest } from '@jest/globals';
 import { asAppDelivery, examplesFor } from '../../helpers/webhook-examples.js';
 import { IngressHarness, TEST_SECRET, signBody } from '../../helpers/ingress-harness.js';
 
+process.env.POWERTOOLS_METRICS_DISABLED = 'false';
 const output: string[] = [];
 const capture = (chunk: unknown) => {
   output.push(String(chunk));
