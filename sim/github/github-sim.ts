@@ -1,4 +1,4 @@
-import type { SimClock } from '../clock.js';
+import type { Clock, SimClock } from '../clock.js';
 import { Rng } from '../rng.js';
 import type { AppCredentials } from './auth/app-credentials.js';
 import { createAppCredentials } from './auth/app-credentials.js';
@@ -45,7 +45,15 @@ export interface GitHubSimOptions {
   rateLimit?: number;
   /** Hosts written into payloads and bodies. @default api.github.com / github.com */
   urls?: ApiUrls;
+  /**
+   * The clock App JWTs are checked against. @octokit/auth-app signs with the wall clock and corrects
+   * skew only for App-level calls, not when it creates installation tokens; so by default the wall
+   * clock (the only real-time read in the simulator). Pass the SimClock to check them in sim time.
+   */
+  jwtClock?: Clock;
 }
+
+const wallClock: Clock = { now: () => Date.now() };
 
 export interface TriggeredRun {
   runId: number;
@@ -119,6 +127,7 @@ export class GitHubSim {
       faults: this.faults,
       limiter: this.limiter,
       ids: new IdSource(rng.fork('http')),
+      jwtClock: options.jwtClock ?? wallClock,
     });
   }
 

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { SimClock } from '../../clock.js';
+import type { Clock, SimClock } from '../../clock.js';
 import type { AppCredentials } from '../auth/app-credentials.js';
 import { checkAppJwt } from '../auth/app-credentials.js';
 import type { Principal, TokenRegistry } from '../auth/token-registry.js';
@@ -20,6 +20,8 @@ export interface HttpServerDeps {
   faults: ApiFaults;
   limiter: RateLimiter;
   ids: IdSource;
+  /** The clock App JWTs' `iat`/`exp` are checked against. */
+  jwtClock: Clock;
 }
 
 /** One served request, in arrival order. */
@@ -124,7 +126,7 @@ export class GitHubHttpServer {
     let rateKey = 'app';
     if (found.route.auth === 'jwt') {
       if (!token) return { response: error(401, 'A JSON web token could not be decoded'), by: '' };
-      const check = checkAppJwt(token, this.deps.credentials, this.deps.clock.now());
+      const check = checkAppJwt(token, this.deps.credentials, this.deps.jwtClock.now());
       if (!check.ok) return { response: error(401, check.message), by: 'app' };
     } else {
       if (!token) return { response: error(401, 'Requires authentication'), by: '' };
