@@ -1,0 +1,47 @@
+import type { EphemeralRunner, Node, Pod } from '../domain/cluster-facts.js';
+
+/** A Kubernetes call failed in a way worth retrying (network, 5xx, 429). */
+export class ClusterUnavailableError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'ClusterUnavailableError';
+  }
+}
+
+/** What a mutating call did. `gone`: already absent (404) or a different uid now (409 precondition). */
+export type ClusterMutation = 'done' | 'gone';
+
+/** The runners of one namespace as the API shows them now, for level checks. */
+export interface RunnerListing {
+  ephemeralRunners: EphemeralRunner[];
+  /** Only pods with ARC's runner labels. */
+  pods: Pod[];
+}
+
+/**
+ * runner-medic's view of one Kubernetes cluster. Reads return parsed domain types; every
+ * mutation is guarded by a uid precondition so a fresh object of the same name is never hit.
+ */
+export interface ClusterGateway {
+  readonly cluster: string;
+  listRunners(namespace: string): Promise<RunnerListing>;
+  listNodes(): Promise<Node[]>;
+  getEphemeralRunner(namespace: string, name: string): Promise<EphemeralRunner | null>;
+  getPod(namespace: string, name: string): Promise<Pod | null>;
+  deleteEphemeralRunner(namespace: string, name: string, uid: string): Promise<ClusterMutation>;
+  /** `force`: grace period 0, for a pod whose node is gone or NotReady. */
+  deletePod(namespace: string, name: string, uid: string, force: boolean): Promise<ClusterMutation>;
+  /** Removes the named finalizers from an EphemeralRunner (JSON patch guarded by uid). */
+  removeFinalizers(
+    namespace: string,
+    name: string,
+    uid: string,
+    finalizers: readonly string[],
+  ): Promise<ClusterMutation>;
+}
+
+/** Finds the gateway for a cluster name as events carry it (`clusterName`). */
+export interface ClusterGateways {
+  clusters(): string[];
+  forCluster(cluster: string): Promise<ClusterGateway>;
+}

@@ -1,0 +1,54 @@
+import type { JobAnnotation } from '../domain/annotations.js';
+import type { JobFacts, RunFacts } from '../domain/observation.js';
+import type { RunnerRegistration } from '../domain/facts.js';
+
+/** A GitHub call failed in a way worth retrying later (network, 5xx, rate limit past our time). */
+export class GithubUnavailableError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'GithubUnavailableError';
+  }
+}
+
+/**
+ * How GitHub answered a mutating call:
+ * - `done`: 201/202/204;
+ * - `already-running`: 403 "This workflow is already running" (retry when the run completes);
+ * - `refused`: another 403 ("over a month ago", "cannot be retried"): final;
+ * - `conflict`: 409 (cancel of a completed run);
+ * - `busy`: 422 runner "still running a job" (retry later);
+ * - `not-found`: 404.
+ */
+export type GithubMutation =
+  | { result: 'done' }
+  | { result: 'already-running' | 'refused' | 'conflict' | 'busy' | 'not-found'; message: string };
+
+export interface RepoRef {
+  /** `owner/repo` */
+  repo: string;
+  installationId: number | null;
+}
+
+/** Where a runner is registered. */
+export type RunnerOwner = { org: string } | { repo: string };
+
+/** runner-medic's view of GitHub, per App installation. */
+export interface GithubGateway {
+  rerunJob(ref: RepoRef, jobId: number): Promise<GithubMutation>;
+  rerunFailedJobs(ref: RepoRef, runId: number): Promise<GithubMutation>;
+  cancelRun(ref: RepoRef, runId: number): Promise<GithubMutation>;
+  forceCancelRun(ref: RepoRef, runId: number): Promise<GithubMutation>;
+  getJob(ref: RepoRef, jobId: number): Promise<JobFacts | null>;
+  getRun(ref: RepoRef, runId: number): Promise<RunFacts | null>;
+  /** Every job of the run's latest attempt (`filter=latest`), all pages. */
+  listJobs(ref: RepoRef, runId: number): Promise<JobFacts[]>;
+  /** Failure-level and other annotations of a job's check run (id == job id), all pages. */
+  listAnnotations(ref: RepoRef, jobId: number): Promise<JobAnnotation[]>;
+  /** Self-hosted runners of an org or repo, all pages. `offlineSince` is left null. */
+  listRunners(owner: RunnerOwner, installationId: number | null): Promise<RunnerRegistration[]>;
+  deleteRunner(
+    owner: RunnerOwner,
+    installationId: number | null,
+    runnerId: number,
+  ): Promise<GithubMutation>;
+}
