@@ -293,7 +293,7 @@ describe('GitHub twin: webhook deliveries', () => {
         redelivery: false,
       });
       const { status } = await app.request('POST /app/hook/deliveries/{delivery_id}/attempts', {
-        delivery_id: listed[0]?.id ?? 0,
+        delivery_id: Number(listed[0]?.id ?? 0),
       });
       expect(status).toBe(202);
       await clock.advance(0);
