@@ -6,7 +6,7 @@ import {
   resourceKind,
 } from './eviction-message.js';
 import type { Loss, LossCause, NodeSignal, NodeWarningKind, RunnerWarning } from './loss.js';
-import { scaleSetOf } from './runner-guard.js';
+import { isRunnerPod, scaleSetOf } from './runner-guard.js';
 
 export type EventClassification =
   | { kind: 'loss'; loss: Loss }
@@ -143,6 +143,11 @@ export function classifyEvent(ev: KubeEvent): EventClassification {
       podUid: obj.uid,
       nodeName: ev.sourceHost,
       scaleSet: scaleSetOf(obj),
+      // Without the exporter's lookup the event carries no labels: unknown, not false.
+      ownedByArc:
+        Object.keys(obj.labels).length === 0 && obj.ownerReferences.length === 0
+          ? null
+          : isRunnerPod(obj),
       cause,
       signal,
       at: ev.at,

@@ -1,7 +1,7 @@
 import type { EphemeralRunner, Pod } from './cluster-facts.js';
 import { parseLowResource, parseNodeCondition } from './eviction-message.js';
 import type { Loss, LossCause, Signal } from './loss.js';
-import { scaleSetOf } from './runner-guard.js';
+import { isArcOwned, isRunnerPod, scaleSetOf } from './runner-guard.js';
 
 const SHUTDOWN_REASONS = new Set(['Terminated', 'NodeShutdown', 'Shutdown']);
 
@@ -79,6 +79,7 @@ export function classifyPod(pod: Pod): Loss | null {
   if (!found) return null;
   const at =
     pod.conditions.find((c) => c.type === 'DisruptionTarget')?.lastTransitionTime ??
+    pod.conditions.find((c) => c.type === 'Ready' && c.status !== 'True')?.lastTransitionTime ??
     pod.metadata.deletionTimestamp ??
     null;
   return {
@@ -88,6 +89,7 @@ export function classifyPod(pod: Pod): Loss | null {
     podUid: pod.metadata.uid || null,
     nodeName: pod.nodeName,
     scaleSet: scaleSetOf(pod.metadata),
+    ownedByArc: isRunnerPod(pod.metadata),
     cause: found.cause,
     signal: found.signal,
     at,
@@ -104,6 +106,7 @@ export function classifyEphemeralRunner(er: EphemeralRunner): Loss | null {
     podUid: null,
     nodeName: null,
     scaleSet: scaleSetOf(er.metadata),
+    ownedByArc: isArcOwned(er.metadata),
     cause: { kind: 'runner-failed', reason: er.reason },
     signal: {
       source: 'runner-status',
@@ -125,6 +128,7 @@ export function classifyMissingPod(er: EphemeralRunner, listedAt: number): Loss 
     podUid: null,
     nodeName: null,
     scaleSet: scaleSetOf(er.metadata),
+    ownedByArc: isArcOwned(er.metadata),
     cause: { kind: 'pod-not-found' },
     signal: { source: 'listing', detail: `no pod named ${er.metadata.name} in the listing` },
     at: listedAt,

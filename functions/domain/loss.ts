@@ -46,6 +46,8 @@ export interface Loss {
   podUid: string | null;
   nodeName: string | null;
   scaleSet: string | null;
+  /** Whether the object passed the ARC runner guard; null when the signal carried no metadata. */
+  ownedByArc: boolean | null;
   cause: LossCause;
   signal: Signal;
   /** When the signal happened (epoch ms), null when unknown. */

@@ -1,0 +1,141 @@
+import type { LossCause, NodeWarningKind, Signal } from './loss.js';
+
+export const RULES = {
+  freePoisonedSlot: 'rule-1-free-poisoned-slot',
+  starvingQueue: 'rule-2-starving-queue',
+  rerunKilledJob: 'rule-3-rerun-killed-job',
+  hungJob: 'rule-4-hung-job',
+  orphanRegistration: 'rule-5-orphan-registration',
+  warnedNode: 'rule-6-warned-node',
+  circuitBreaker: 'rule-7-circuit-breaker',
+} as const;
+
+export type RuleId = (typeof RULES)[keyof typeof RULES];
+
+export type ActionOutcome =
+  'claimed' | 'succeeded' | 'retry-later' | 'gave-up' | 'failed' | 'dry-run';
+
+export interface KubeObjectRef {
+  cluster: string;
+  namespace: string;
+  name: string;
+  /** Precondition: act only on the object with this uid, never a fresh one of the same name. */
+  uid: string;
+}
+
+export interface RunRef {
+  /** `owner/repo` */
+  repo: string;
+  installationId: number | null;
+  runId: number;
+  runAttempt: number;
+}
+
+export type ActionTarget =
+  | ({ kind: 'delete-ephemeral-runner' } & KubeObjectRef)
+  /** `force`: grace period 0; only for a pod on a deleted or NotReady node. */
+  | ({ kind: 'delete-pod'; force: boolean } & KubeObjectRef)
+  | ({ kind: 'remove-finalizer'; finalizers: string[] } & KubeObjectRef)
+  | ({ kind: 'rerun-failed-jobs'; jobIds: number[] } & RunRef)
+  | ({ kind: 'rerun-job'; jobId: number } & RunRef)
+  | ({ kind: 'cancel-run'; jobIds: number[] } & RunRef)
+  | ({ kind: 'force-cancel-run'; jobIds: number[] } & RunRef)
+  | {
+      kind: 'delete-runner-registration';
+      owner: { org: string } | { repo: string };
+      installationId: number | null;
+      runnerId: number;
+      runnerName: string;
+    }
+  | {
+      kind: 'mark-at-risk';
+      cluster: string;
+      namespace: string;
+      runnerName: string;
+      warning: NodeWarningKind;
+    }
+  /** A pending intent: re-run these jobs once the run (this attempt) has completed. */
+  | ({ kind: 'await-run-completion'; jobIds: number[] } & RunRef)
+  /** A timer as data: wake the engine at `at` to retry the action `retryOf`. */
+  | { kind: 'schedule-retry'; retryOf: string; at: number }
+  | {
+      kind: 'report-starvation';
+      scaleSet: string;
+      repo: string;
+      jobId: number;
+      queuedSince: number;
+    }
+  | {
+      kind: 'trip-breaker';
+      cluster: string;
+      scaleSet: string | null;
+      losses: number;
+      threshold: number;
+      windowSeconds: number;
+    };
+
+export type ActionKind = ActionTarget['kind'];
+
+/** Kinds that call a mutating Kubernetes or GitHub API. The others only record or alert. */
+export const MUTATING_KINDS: ReadonlySet<ActionKind> = new Set<ActionKind>([
+  'delete-ephemeral-runner',
+  'delete-pod',
+  'remove-finalizer',
+  'rerun-failed-jobs',
+  'rerun-job',
+  'cancel-run',
+  'force-cancel-run',
+  'delete-runner-registration',
+]);
+
+export const RERUN_KINDS: ReadonlySet<ActionKind> = new Set<ActionKind>([
+  'rerun-failed-jobs',
+  'rerun-job',
+]);
+
+/** Where an action lands, for the policy, the breaker and the audit event. */
+export interface ActionScope {
+  cluster: string | null;
+  namespace: string | null;
+  scaleSet: string | null;
+  repo: string | null;
+  runnerName: string | null;
+  jobUrl: string | null;
+}
+
+export interface Action {
+  key: string;
+  rule: RuleId;
+  target: ActionTarget;
+  scope: ActionScope;
+  cause: LossCause | null;
+  signal: Signal | null;
+  /** Human-readable, for the audit event and the logs. */
+  reason: string;
+  dryRun: boolean;
+  /** Re-run budget slots this action charges when it succeeds. */
+  budgetKeys: string[];
+}
+
+/** An action a rule wanted but a guardrail held back, and why (audit, tests). */
+export interface HeldAction {
+  key: string;
+  rule: RuleId;
+  kind: ActionKind;
+  scope: ActionScope;
+  why: string;
+}
+
+/** Facts the engine should fetch, then call decide() again. */
+export type Need =
+  | { kind: 'annotations'; repo: string; installationId: number | null; jobId: number }
+  | { kind: 'ephemeral-runner'; cluster: string; namespace: string; name: string }
+  | { kind: 'run'; repo: string; installationId: number | null; runId: number };
+
+export interface Decision {
+  actions: Action[];
+  held: HeldAction[];
+  needs: Need[];
+  /** The earliest time a grace period, retry or threshold ends: call decide() again then. */
+  wakeAt: number | null;
+}

@@ -1,0 +1,272 @@
+import { attributeEviction } from './attribute-eviction.js';
+import { classifyEphemeralRunner, classifyPod } from './classify-pod.js';
+import { classifyNode } from './classify-node.js';
+import type { EphemeralRunner, EphemeralRunnerJobFields, Node, Pod } from './cluster-facts.js';
+import type { Facts, JobRecord } from './facts.js';
+import {
+  NODE_DOWN_KINDS,
+  type Loss,
+  type LossKind,
+  type NodeSignal,
+  type RunnerWarning,
+} from './loss.js';
+import { arcVersionOf, isArcOwned, isRunnerPod, scaleSetOf } from './runner-guard.js';
+
+/** One runner, joined across pod, EphemeralRunner, node, cached job fields, jobs and losses. */
+export interface RunnerView {
+  cluster: string;
+  namespace: string;
+  /** pod name == EphemeralRunner name == GitHub runner name */
+  name: string;
+  scaleSet: string | null;
+  pod: Pod | null;
+  er: EphemeralRunner | null;
+  node: Node | null;
+  nodeName: string | null;
+  /** The pod was looked up and found missing since then. */
+  podMissingSince: number | null;
+  /** Passed the runner guard: ARC labels and owner references on every object present. */
+  arcOwned: boolean;
+  /** ARC ≤ 0.11 (bool `failures`, or version label): it never frees a failed slot itself. */
+  legacyArc: boolean;
+  jobFields: EphemeralRunnerJobFields | null;
+  runnerId: number | null;
+  jobs: JobRecord[];
+  /** The runner took a job (ER job fields, or a GitHub job ran on it). */
+  busy: boolean;
+  losses: Loss[];
+  /** The most telling loss, with its deciding signal. */
+  loss: Loss | null;
+  lostAt: number | null;
+  nodeSignals: NodeSignal[];
+  warnings: RunnerWarning[];
+}
+
+export interface Correlation {
+  runners: RunnerView[];
+  byName: Map<string, RunnerView[]>;
+  /** Runners grouped by scale-set name, in every cluster. */
+  byScaleSet: Map<string, RunnerView[]>;
+  /** Jobs of a run, keyed by `runKey(repo, runId)`. */
+  jobsByRun: Map<string, JobRecord[]>;
+}
+
+export const runKey = (repo: string, runId: number): string => `${repo}#${runId}`;
+const viewKey = (cluster: string, namespace: string, name: string) =>
+  `${cluster}/${namespace}/${name}`;
+
+const CAUSE_ORDER: LossKind[] = [
+  'node-pressure-eviction',
+  'admission-reject',
+  'kubelet-shutdown',
+  'oom-killed',
+  'api-eviction',
+  'preemption',
+  'taint-manager',
+  'pod-gc',
+  'node-not-ready',
+  'pod-not-found',
+  'runner-failed',
+];
+
+function rank(l: Loss): number {
+  const base = CAUSE_ORDER.indexOf(l.cause.kind) * 2;
+  // An eviction whose initiator is known tells more than one whose initiator is not.
+  return l.cause.kind === 'api-eviction' && l.cause.by === 'unknown' ? base + 1 : base;
+}
+
+function isLegacy(er: EphemeralRunner | null, pod: Pod | null): boolean {
+  if (er?.failuresShape === 'bool') return true;
+  const v = (er && arcVersionOf(er.metadata)) ?? (pod && arcVersionOf(pod.metadata));
+  return v !== null && v[0] === 0 && v[1] < 12;
+}
+
+const hasJobFields = (
+  f: EphemeralRunnerJobFields | null | undefined,
+): f is EphemeralRunnerJobFields =>
+  Boolean(f && (f.jobId || f.jobRepositoryName || f.workflowRunId));
+
+function nodeLoss(view: RunnerView, s: NodeSignal): Loss {
+  return {
+    cluster: view.cluster,
+    namespace: view.namespace,
+    runnerName: view.name,
+    podUid: view.pod?.metadata.uid ?? null,
+    nodeName: view.nodeName,
+    scaleSet: view.scaleSet,
+    ownedByArc: view.pod ? isRunnerPod(view.pod.metadata) : null,
+    cause: s.kind === 'node-gone' ? { kind: 'pod-gc' } : { kind: 'node-not-ready' },
+    signal: s.signal,
+    at: s.at,
+  };
+}
+
+function matchesErFields(j: JobRecord, name: string, f: EphemeralRunnerJobFields): boolean {
+  return (
+    f.jobRepositoryName === j.repository.fullName &&
+    f.workflowRunId === j.job.runId &&
+    (j.job.runnerName === name || (j.job.runnerName === null && j.job.name === f.jobDisplayName))
+  );
+}
+
+/**
+ * Join jobs, runners, pods, EphemeralRunners and nodes (DESIGN.md §3): by runner name, by ER job
+ * fields (repo + run id + runner name or display name; never the ER jobId), by node through
+ * providerID, and by scale set through the jobs' labels.
+ */
+export function correlate(facts: Facts, now: number): Correlation {
+  const views = new Map<string, RunnerView>();
+  const view = (cluster: string, namespace: string, name: string): RunnerView => {
+    const k = viewKey(cluster, namespace, name);
+    let v = views.get(k);
+    if (!v) {
+      v = {
+        cluster,
+        namespace,
+        name,
+        scaleSet: null,
+        pod: null,
+        er: null,
+        node: null,
+        nodeName: null,
+        podMissingSince: null,
+        arcOwned: false,
+        legacyArc: false,
+        jobFields: null,
+        runnerId: null,
+        jobs: [],
+        busy: false,
+        losses: [],
+        loss: null,
+        lostAt: null,
+        nodeSignals: [],
+        warnings: [],
+      };
+      views.set(k, v);
+    }
+    return v;
+  };
+
+  for (const p of facts.pods) view(p.cluster, p.metadata.namespace, p.metadata.name).pod = p;
+  for (const er of facts.ephemeralRunners)
+    view(er.cluster, er.metadata.namespace, er.metadata.name).er = er;
+  const cached = new Map<string, Facts['erJobCache'][number]>();
+  for (const c of facts.erJobCache) {
+    cached.set(viewKey(c.cluster, c.namespace, c.runnerName), c);
+    view(c.cluster, c.namespace, c.runnerName);
+  }
+  for (const l of facts.losses) view(l.cluster, l.namespace, l.runnerName).losses.push(l);
+  for (const w of facts.runnerWarnings) view(w.cluster, w.namespace, w.runnerName).warnings.push(w);
+  for (const m of facts.missingPods) {
+    const v = views.get(viewKey(m.cluster, m.namespace, m.name));
+    if (v) v.podMissingSince = m.since;
+  }
+
+  const jobsByRun = new Map<string, JobRecord[]>();
+  for (const j of facts.jobs) {
+    const k = runKey(j.repository.fullName, j.job.runId);
+    jobsByRun.set(k, [...(jobsByRun.get(k) ?? []), j]);
+  }
+
+  for (const v of views.values()) {
+    const { pod, er } = v;
+    const cache = cached.get(viewKey(v.cluster, v.namespace, v.name));
+    v.scaleSet =
+      (pod && scaleSetOf(pod.metadata)) ??
+      (er && scaleSetOf(er.metadata)) ??
+      cache?.scaleSet ??
+      v.losses.find((l) => l.scaleSet)?.scaleSet ??
+      null;
+    const evidence = Boolean(pod || er || cache || v.losses.some((l) => l.ownedByArc === true));
+    v.arcOwned =
+      evidence &&
+      (!pod || isRunnerPod(pod.metadata)) &&
+      (!er || isArcOwned(er.metadata)) &&
+      !v.losses.some((l) => l.ownedByArc === false);
+    v.legacyArc = isLegacy(er, pod);
+    v.jobFields = hasJobFields(er?.job) ? er.job : hasJobFields(cache?.job) ? cache.job : null;
+    v.runnerId = er?.runnerId ?? cache?.runnerId ?? null;
+
+    // Losses about an older pod of the same name (ARC re-created it) no longer apply.
+    const podUid = pod?.metadata.uid;
+    v.losses = v.losses.filter((l) => !podUid || !l.podUid || l.podUid === podUid);
+    const fromPod = pod && classifyPod(pod);
+    if (fromPod) v.losses.push(fromPod);
+    const fromEr = er && classifyEphemeralRunner(er);
+    if (fromEr) v.losses.push(fromEr);
+    if (er && !pod && v.podMissingSince !== null)
+      v.losses.push({
+        cluster: v.cluster,
+        namespace: v.namespace,
+        runnerName: v.name,
+        podUid: null,
+        nodeName: null,
+        scaleSet: v.scaleSet,
+        ownedByArc: isArcOwned(er.metadata),
+        cause: { kind: 'pod-not-found' },
+        signal: {
+          source: 'listing',
+          detail: `pod ${v.name} not found since ${new Date(v.podMissingSince).toISOString()}`,
+        },
+        at: v.podMissingSince,
+      });
+
+    v.nodeName = pod?.nodeName ?? v.losses.find((l) => l.nodeName)?.nodeName ?? null;
+    v.node = facts.nodes.find((n) => n.cluster === v.cluster && n.name === v.nodeName) ?? null;
+    const node = v.node;
+    const nodeSignals = [...facts.nodeSignals, ...(node ? classifyNode(node, now) : [])];
+    v.nodeSignals = nodeSignals.filter(
+      (s) =>
+        (s.cluster === null || s.cluster === v.cluster) &&
+        ((s.nodeName !== null && s.nodeName === v.nodeName) ||
+          (s.instanceId !== null && node?.instanceId === s.instanceId)),
+    );
+    const podAlive = pod && pod.phase !== 'Failed' && pod.phase !== 'Succeeded';
+    if (podAlive)
+      for (const s of v.nodeSignals)
+        if (NODE_DOWN_KINDS.includes(s.kind)) v.losses.push(nodeLoss(v, s));
+    v.losses = v.losses.map((l) => attributeEviction(l, v.nodeSignals));
+    v.losses.sort((a, b) => rank(a) - rank(b) || (a.at ?? 0) - (b.at ?? 0));
+    v.loss = v.losses[0] ?? null;
+    const times = v.losses.map((l) => l.at).filter((t): t is number => t !== null);
+    v.lostAt = v.loss ? (times.length > 0 ? Math.min(...times) : null) : null;
+
+    const fields = v.jobFields;
+    v.jobs = facts.jobs.filter(
+      (j) => j.job.runnerName === v.name || (fields !== null && matchesErFields(j, v.name, fields)),
+    );
+    v.busy = fields !== null || v.jobs.length > 0;
+  }
+
+  const runners = [...views.values()];
+  const byName = new Map<string, RunnerView[]>();
+  const byScaleSet = new Map<string, RunnerView[]>();
+  for (const v of runners) {
+    byName.set(v.name, [...(byName.get(v.name) ?? []), v]);
+    if (v.scaleSet) {
+      const k = v.scaleSet.toLowerCase();
+      byScaleSet.set(k, [...(byScaleSet.get(k) ?? []), v]);
+    }
+  }
+  return { runners, byName, byScaleSet, jobsByRun };
+}
+
+/** Runners whose scale set serves this job (`runs-on` labels hold the scale-set name). */
+export function runnersForJob(c: Correlation, job: JobRecord): RunnerView[] {
+  return job.job.labels.flatMap((l) => c.byScaleSet.get(l.toLowerCase()) ?? []);
+}
+
+/** Runners with a pod on the node with this EC2 instance id (through `spec.providerID`). */
+export function runnersOnInstance(c: Correlation, instanceId: string): RunnerView[] {
+  return c.runners.filter((v) => v.node?.instanceId === instanceId);
+}
+
+/** The ARC runner a job ran on, if runner-medic knows it. */
+export function runnerOfJob(c: Correlation, job: JobRecord): RunnerView | null {
+  const name = job.job.runnerName;
+  const direct = name ? (c.byName.get(name) ?? []) : [];
+  const found =
+    direct[0] ??
+    c.runners.find((v) => v.jobFields !== null && matchesErFields(job, v.name, v.jobFields));
+  return found ?? null;
+}

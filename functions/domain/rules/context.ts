@@ -1,0 +1,80 @@
+import type { ActionScope, ActionTarget, Need } from '../action.js';
+import type { Correlation, RunnerView } from '../correlate.js';
+import type { Facts } from '../facts.js';
+import type { LossCause, Signal } from '../loss.js';
+import type { Policy, RuleName } from '../policy.js';
+import { resolvePolicy, type EffectivePolicy } from '../resolve-policy.js';
+
+/** An action a rule wants; guardrails decide whether it is emitted, held, or dry-run. */
+export interface Proposal {
+  rule: RuleName;
+  key: string;
+  target: ActionTarget;
+  scope: ActionScope;
+  cause: LossCause | null;
+  signal: Signal | null;
+  reason: string;
+  budgetKeys: string[];
+}
+
+export interface RuleContext {
+  facts: Facts;
+  policy: Policy;
+  now: number;
+  c: Correlation;
+  proposals: Proposal[];
+  needs: Need[];
+  wakes: number[];
+}
+
+export function newContext(facts: Facts, policy: Policy, now: number, c: Correlation): RuleContext {
+  return { facts, policy, now, c, proposals: [], needs: [], wakes: [] };
+}
+
+export const propose = (ctx: RuleContext, p: Proposal): void => {
+  ctx.proposals.push(p);
+};
+
+export const wake = (ctx: RuleContext, at: number): void => {
+  if (at > ctx.now) ctx.wakes.push(at);
+};
+
+export const need = (ctx: RuleContext, n: Need): void => {
+  if (!ctx.needs.some((x) => JSON.stringify(x) === JSON.stringify(n))) ctx.needs.push(n);
+};
+
+export function runnerScope(
+  v: RunnerView,
+  repo: string | null = null,
+  jobUrl: string | null = null,
+): ActionScope {
+  return {
+    cluster: v.cluster,
+    namespace: v.namespace,
+    scaleSet: v.scaleSet,
+    repo,
+    runnerName: v.name,
+    jobUrl,
+  };
+}
+
+export function effectiveFor(ctx: RuleContext, scope: ActionScope): EffectivePolicy {
+  return resolvePolicy(ctx.policy, {
+    cluster: scope.cluster ?? '',
+    namespace: scope.namespace,
+    scaleSet: scope.scaleSet,
+    repo: scope.repo,
+  });
+}
+
+/** Time of an ISO string in epoch ms; null when absent or invalid. */
+export function ms(iso: string | null | undefined): number | null {
+  if (!iso) return null;
+  const t = Date.parse(iso);
+  return Number.isFinite(t) ? t : null;
+}
+
+/** Whether the runner's node is NotReady or gone. */
+export const nodeDown = (v: RunnerView): boolean =>
+  v.node?.deletionTimestamp != null ||
+  v.nodeSignals.some((s) => s.kind === 'node-not-ready' || s.kind === 'node-gone');
