@@ -24,6 +24,7 @@ import { GITHUB_URLS } from './payloads/api-urls.js';
 import { webhookPayload } from './payloads/webhook-payload.js';
 import { appRoutes } from './rest/app-routes.js';
 import { jobRoutes } from './rest/job-routes.js';
+import { rateLimitRoute } from './rest/rate-limit-route.js';
 import { runRoutes } from './rest/run-routes.js';
 import { runnerRoutes } from './rest/runner-routes.js';
 import type { DeliveryRecord, WebhookTarget } from './webhooks/webhook-dispatcher.js';
@@ -106,11 +107,13 @@ export class GitHubSim {
     this.webhooks.setTarget(options.webhook);
     this.events.on((event) => this.deliver(event));
     this.tokens = new TokenRegistry(new IdSource(rng.fork('tokens')));
-    this.limiter = new RateLimiter(options.rateLimit ?? 5000);
+    const rateLimit = options.rateLimit ?? 5000;
+    this.limiter = new RateLimiter(rateLimit);
     this.faults = new ApiFaults(rng.fork('faults'));
     const router = new Router();
     const deps = { store: this.store, engine: this.engine, control: this.control, urls: this.urls };
     router.add(...runRoutes(deps), ...jobRoutes(deps), ...runnerRoutes(deps));
+    router.add(rateLimitRoute(this.limiter, rateLimit, () => this.clock.now()));
     router.add(
       ...appRoutes({
         ...deps,
@@ -175,16 +178,16 @@ export class GitHubSim {
 
   // --- acting as a person ---------------------------------------------------------------------
 
-  rerunJob(jobId: number, by: Actor = 'user'): Outcome {
-    return this.control.rerunJob(jobId, by);
+  rerunJob(jobId: number, by: Actor = 'user', login?: string): Outcome {
+    return this.control.rerunJob(jobId, by, login);
   }
 
-  rerunFailedJobs(runId: number, by: Actor = 'user'): Outcome {
-    return this.control.rerunFailedJobs(runId, by);
+  rerunFailedJobs(runId: number, by: Actor = 'user', login?: string): Outcome {
+    return this.control.rerunFailedJobs(runId, by, login);
   }
 
-  rerunRun(runId: number, by: Actor = 'user'): Outcome {
-    return this.control.rerunRun(runId, by);
+  rerunRun(runId: number, by: Actor = 'user', login?: string): Outcome {
+    return this.control.rerunRun(runId, by, login);
   }
 
   cancelRun(runId: number, options: { force?: boolean; by?: Actor } = {}): Outcome {

@@ -146,10 +146,12 @@ export class GitHubHttpServer {
         response: faultResponse(fault.error, now, rateKey, this.deps.limiter.peek(rateKey)?.limit),
         by,
       };
-    const window = this.deps.limiter.take(rateKey, now);
-    const limitHeaders = rateHeaders(window);
-    if (window.used > window.limit) {
-      return { response: error(403, primaryMessage(rateKey), limitHeaders), by };
+    let limitHeaders: Record<string, string> = {};
+    if (url.pathname !== '/rate_limit') {
+      const window = this.deps.limiter.take(rateKey, now);
+      limitHeaders = rateHeaders(window);
+      if (window.used > window.limit)
+        return { response: error(403, primaryMessage(rateKey), limitHeaders), by };
     }
     const response = found.route.handler({
       method,

@@ -113,9 +113,11 @@ export class GitHubStore {
     return next;
   }
 
+  /** The most recent registration under this name. */
   runnerByName(name: string): Runner | undefined {
-    for (const runner of this.runners.values()) if (runner.name === name) return runner;
-    return undefined;
+    let found: Runner | undefined;
+    for (const runner of this.runners.values()) if (runner.name === name) found = runner;
+    return found;
   }
 
   /** The latest execution of every job name in the run, in name order of first appearance. */

@@ -73,33 +73,39 @@ export class RunControl {
     return run;
   }
 
-  rerunJob(jobId: number, by: Actor): Outcome {
+  rerunJob(jobId: number, by: Actor, login?: string): Outcome {
     const job = this.store.jobs.get(jobId);
     if (!job) return { status: 404, message: 'Not Found' };
     const run = this.engine.runOf(job);
-    return this.rerun(run, [job.name], by, 'rerun-job', jobTarget(run, job));
+    return this.rerun(run, [job.name], { by, login }, 'rerun-job', jobTarget(run, job));
   }
 
-  rerunFailedJobs(runId: number, by: Actor): Outcome {
+  rerunFailedJobs(runId: number, by: Actor, login?: string): Outcome {
     const run = this.store.runs.get(runId);
     if (!run) return { status: 404, message: 'Not Found' };
     const failed = this.store
       .latestJobs(run)
       .filter((job) => job.conclusion === 'failure' || job.conclusion === 'cancelled')
       .map((job) => job.name);
-    return this.rerun(run, failed, by, 'rerun-failed-jobs', runTarget(run));
+    return this.rerun(run, failed, { by, login }, 'rerun-failed-jobs', runTarget(run));
   }
 
-  rerunRun(runId: number, by: Actor): Outcome {
+  rerunRun(runId: number, by: Actor, login?: string): Outcome {
     const run = this.store.runs.get(runId);
     if (!run) return { status: 404, message: 'Not Found' };
     const all = expandJobs(run.workflow.spec).map((job) => job.name);
-    return this.rerun(run, all, by, 'rerun-run', runTarget(run));
+    return this.rerun(run, all, { by, login }, 'rerun-run', runTarget(run));
   }
 
-  private rerun(run: Run, names: string[], by: Actor, verb: string, target: string): Outcome {
+  private rerun(
+    run: Run,
+    names: string[],
+    who: { by: Actor; login: string | undefined },
+    verb: string,
+    target: string,
+  ): Outcome {
     const outcome = this.rerunOutcome(run, names);
-    this.engine.audit(by, verb, target, outcome.status);
+    this.engine.audit(who.by, verb, target, outcome.status);
     if (outcome.status !== 201) return outcome;
     const now = this.clock.now();
     run.attempt += 1;
@@ -108,9 +114,16 @@ export class RunControl {
     run.cancelling = false;
     run.updatedAt = now;
     run.runStartedAt = now;
+    run.triggeringActor = this.actorAccount(who);
     this.engine.emitRun('requested', run);
     this.engine.startAttempt(run, [...withDependents(run.workflow.spec, names)]);
     return outcome;
+  }
+
+  /** Who re-ran a run, as `triggering_actor` shows it: the App's bot, or the person. */
+  private actorAccount(who: { by: Actor; login: string | undefined }) {
+    if (who.by === 'runner-medic') return this.store.account('runner-medic[bot]', 'Bot');
+    return this.store.account(who.login ?? 'octocat', 'User');
   }
 
   private rerunOutcome(run: Run, names: string[]): Outcome {

@@ -42,7 +42,7 @@ export interface Account {
   login: string;
   id: number;
   nodeId: string;
-  type: 'Organization' | 'User';
+  type: 'Organization' | 'User' | 'Bot';
 }
 
 export interface Repo {

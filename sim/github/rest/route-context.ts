@@ -45,3 +45,7 @@ export function isResponse(value: unknown): value is ApiResponse {
 export function byOf(ctx: RequestContext) {
   return ctx.principal?.by ?? 'user';
 }
+
+export function loginOf(ctx: RequestContext): string | undefined {
+  return ctx.principal?.kind === 'user' ? ctx.principal.login : undefined;
+}

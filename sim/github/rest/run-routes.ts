@@ -3,8 +3,9 @@ import { error } from '../http/route.js';
 import { paginate } from '../http/paginate.js';
 import type { Outcome } from '../model/run-control.js';
 import { runBody } from '../payloads/run-body.js';
+import { matchesCreated } from './created-filter.js';
 import type { RestDeps } from './route-context.js';
-import { byOf, isResponse, runInRepo, visibleRepo } from './route-context.js';
+import { byOf, isResponse, loginOf, runInRepo, visibleRepo } from './route-context.js';
 
 const REPO = '/repos/{owner}/{repo}/actions';
 
@@ -26,6 +27,7 @@ export function runRoutes(deps: RestDeps): Route[] {
         const runs = [...deps.store.runs.values()]
           .filter((run) => run.repo === repo)
           .filter((run) => !status || run.status === status || run.conclusion === status)
+          .filter((run) => matchesCreated(run.createdAt, ctx.query.get('created')))
           .sort((a, b) => b.createdAt - a.createdAt || b.id - a.id);
         const { page, headers } = paginate(ctx, runs);
         return {
@@ -72,9 +74,10 @@ export function runRoutes(deps: RestDeps): Route[] {
         const run = runInRepo(deps, repo, ctx.params['run_id']);
         if (!run) return error(404, 'Not Found');
         const by = byOf(ctx);
-        if (action === 'rerun') return outcome(deps.control.rerunRun(run.id, by));
+        const login = loginOf(ctx);
+        if (action === 'rerun') return outcome(deps.control.rerunRun(run.id, by, login));
         if (action === 'rerun-failed-jobs')
-          return outcome(deps.control.rerunFailedJobs(run.id, by));
+          return outcome(deps.control.rerunFailedJobs(run.id, by, login));
         return outcome(deps.control.cancel(run.id, by, action === 'force-cancel'));
       },
     })),
@@ -87,7 +90,7 @@ export function runRoutes(deps: RestDeps): Route[] {
         if (isResponse(repo)) return repo;
         const job = deps.store.jobs.get(Number(ctx.params['job_id']));
         if (!job || deps.engine.runOf(job).repo !== repo) return error(404, 'Not Found');
-        return outcome(deps.control.rerunJob(job.id, byOf(ctx)));
+        return outcome(deps.control.rerunJob(job.id, byOf(ctx), loginOf(ctx)));
       },
     },
   ];

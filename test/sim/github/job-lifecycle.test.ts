@@ -81,6 +81,18 @@ describe('GitHub twin: jobs on ARC scale-set runners', () => {
     expect(sim.actions.acquireJob('nobody')).toBeUndefined();
   });
 
+  it('treats a new registration under a dead runner’s name as a new runner', () => {
+    const { sim, scaleSetId } = buildWorld(simple);
+    const first = sim.actions.registerRunner(scaleSetId, 'reused');
+    sim.actions.runnerStopped('reused', 'killed');
+    expect(sim.actions.acquireJob('reused')).toBeUndefined();
+    expect(sim.actions.removeRunner(first)).toBe('removed');
+    const second = sim.actions.registerRunner(scaleSetId, 'reused');
+    expect(second).not.toBe(first);
+    sim.triggerRun(REPO, 'ci');
+    expect(sim.actions.acquireJob('reused')).toBeDefined();
+  });
+
   it('starts a job only once all its needs succeeded, and skips it when one failed', async () => {
     const { sim, clock, startRunner } = buildWorld({
       name: 'ci',

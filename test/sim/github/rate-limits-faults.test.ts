@@ -70,6 +70,20 @@ describe('GitHub twin: rate limits, injected errors and latency', () => {
     expect(first.headers.date).toBe(new Date(clock.now()).toUTCString());
   });
 
+  it('reports the budget on GET /rate_limit without spending it', async () => {
+    const token = sim.issueInstallationToken(installationId);
+    const medic = octokitFor(baseUrl, token);
+    const first = await medic.request('GET /rate_limit');
+    const second = await medic.request('GET /rate_limit');
+    expect(first.data.resources.core).toMatchObject({
+      limit: 5000,
+      remaining: second.data.resources.core.remaining,
+    });
+    await medic.rest.actions.listWorkflowRunsForRepo({ owner, repo });
+    const third = await medic.request('GET /rate_limit');
+    expect(third.data.resources.core.remaining).toBe(second.data.resources.core.remaining - 1);
+  });
+
   it('answers 403 with remaining 0 once the primary budget is spent, which plugin-throttling reports as a rate limit', async () => {
     const onRateLimit = recorder();
     const onSecondaryRateLimit = recorder();

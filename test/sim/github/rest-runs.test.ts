@@ -274,6 +274,50 @@ describe('GitHub twin REST: runs, re-runs and cancels through @octokit/plugin-re
     expect(page2.headers.link).not.toContain('rel="next"');
   });
 
+  it('filters runs by the created qualifier, as a sweep bounds its window', async () => {
+    world = await setUp();
+    const { sim, clock, medic } = world;
+    const old = sim.triggerRun(REPO, 'ci', { createdAt: clock.now() - 3 * 24 * HOUR }).runId;
+    const recent = sim.triggerRun(REPO, 'ci').runId;
+    const since = new Date(clock.now() - HOUR).toISOString();
+    const { data } = await medic.rest.actions.listWorkflowRunsForRepo({
+      owner,
+      repo,
+      status: 'queued',
+      created: `>=${since}`,
+    });
+    expect(data.workflow_runs.map((run) => run.id)).toEqual([recent]);
+    const day = new Date(clock.now() - 3 * 24 * HOUR).toISOString().slice(0, 10);
+    const { data: thatDay } = await medic.rest.actions.listWorkflowRunsForRepo({
+      owner,
+      repo,
+      created: day,
+    });
+    expect(thatDay.workflow_runs.map((run) => run.id)).toEqual([old]);
+  });
+
+  it('shows who re-ran a run as its triggering actor: the App’s bot or the person', async () => {
+    world = await setUp();
+    const { sim, medic, person } = world;
+    const { runId } = sim.triggerRun(REPO, 'ci');
+    sim.cancelRun(runId, { force: true });
+    await medic.rest.actions.reRunWorkflowFailedJobs({ owner, repo, run_id: runId });
+    const { data: byBot } = await medic.rest.actions.getWorkflowRun({ owner, repo, run_id: runId });
+    expect(byBot.triggering_actor).toMatchObject({ login: 'runner-medic[bot]', type: 'Bot' });
+    expect(byBot.actor).toMatchObject({ login: 'octocat' });
+    sim.cancelRun(runId, { force: true });
+    await person.rest.actions.reRunWorkflow({ owner, repo, run_id: runId });
+    const { data: byPerson } = await person.rest.actions.getWorkflowRun({
+      owner,
+      repo,
+      run_id: runId,
+    });
+    expect(byPerson).toMatchObject({
+      run_attempt: 3,
+      triggering_actor: { login: 'alice', type: 'User' },
+    });
+  });
+
   it('hides another owner’s repository from an installation token, and refuses bad or missing tokens', async () => {
     world = await setUp();
     const { sim, baseUrl } = world;
