@@ -2,7 +2,7 @@ import type { ActionScope, ActionTarget } from '../action.js';
 import { findRunnerLoss } from '../annotations.js';
 import { runnerOfJob, type RunnerView } from '../correlate.js';
 import type { JobRecord } from '../facts.js';
-import { idempotencyKey, rerunBudgetKey } from '../idempotency-key.js';
+import { idempotencyKey, rerunBudgetKey, subKey } from '../idempotency-key.js';
 import { describeCause, type Signal } from '../loss.js';
 import { effectiveFor, need, propose, runnerScope, wake, type RuleContext } from './context.js';
 import { retryState } from './retry.js';
@@ -133,7 +133,7 @@ function rerunRun(ctx: RuleContext, jobs: JobRecord[]): void {
     wake(ctx, st.at);
     propose(ctx, {
       rule: 'rerunKilledJob',
-      key: idempotencyKey(base, 'retry-at', st.attempt),
+      key: subKey(base, 'retry-at', st.attempt),
       target: { kind: 'schedule-retry', retryOf: st.retryOf, at: st.at },
       scope,
       cause,

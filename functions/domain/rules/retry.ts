@@ -1,4 +1,4 @@
-import { idempotencyKey } from '../idempotency-key.js';
+import { subKey } from '../idempotency-key.js';
 import type { RuleContext } from './context.js';
 
 export type RetryState =
@@ -7,7 +7,7 @@ export type RetryState =
   | { state: 'gave-up' }
   | { state: 'wait'; at: number; retryOf: string; attempt: number };
 
-const tryKey = (base: string, n: number) => idempotencyKey(base, 'try', n);
+const tryKey = (base: string, n: number) => subKey(base, 'try', n);
 
 /**
  * Where an effect stands that may be refused for a while (403 already running, 422 busy): its
