@@ -287,6 +287,11 @@ export class GitHubSim {
     );
   }
 
+  /** Every job execution of every run, in creation order. */
+  allJobs(): Job[] {
+    return [...this.store.jobs.values()].map((job) => structuredClone(job));
+  }
+
   runners(): Runner[] {
     return [...this.store.runners.values()].map((runner) => structuredClone(runner));
   }

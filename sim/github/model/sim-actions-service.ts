@@ -54,6 +54,7 @@ export class SimActionsService implements ActionsService {
       jobId: null,
       assignment: null,
       stopped: null,
+      stoppedAt: null,
       registeredAt: this.clock.now(),
     };
     this.store.runners.set(runner.id, runner);
@@ -83,6 +84,7 @@ export class SimActionsService implements ActionsService {
     const runner = this.store.runnerByName(runnerName);
     if (!runner || runner.stopped !== null) return;
     runner.stopped = kind;
+    runner.stoppedAt = this.clock.now();
     runner.status = 'offline';
     const job = runner.jobId === null ? undefined : this.store.jobs.get(runner.jobId);
     if (!job || job.status !== 'in_progress') return;

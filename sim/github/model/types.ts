@@ -168,6 +168,8 @@ export interface Runner {
   jobId: number | null;
   assignment: JobAssignment | null;
   stopped: RunnerStopKind | null;
+  /** Sim time the runner process stopped, if it has. */
+  stoppedAt: number | null;
   registeredAt: number;
 }
 
