@@ -1,0 +1,74 @@
+import type { Action, ActionOutcome } from '../domain/action.js';
+import { ClusterUnavailableError } from '../ports/cluster-gateway.js';
+import type { ClusterGateways, ClusterMutation } from '../ports/cluster-gateway.js';
+import { GithubUnavailableError } from '../ports/github-gateway.js';
+import type { GithubGateway, GithubMutation } from '../ports/github-gateway.js';
+
+export interface CarriedOut {
+  outcome: ActionOutcome;
+  detail: string;
+  /** Set when an API was unavailable: the invocation should fail so that it is retried. */
+  error?: Error;
+}
+
+/** Performs one mutating action against the API it targets and names the outcome. */
+export async function carryOut(
+  action: Action,
+  clusters: ClusterGateways,
+  github: GithubGateway,
+): Promise<CarriedOut> {
+  const t = action.target;
+  try {
+    switch (t.kind) {
+      case 'delete-ephemeral-runner': {
+        const gw = await clusters.forCluster(t.cluster);
+        return fromCluster(await gw.deleteEphemeralRunner(t.namespace, t.name, t.uid));
+      }
+      case 'delete-pod': {
+        const gw = await clusters.forCluster(t.cluster);
+        return fromCluster(await gw.deletePod(t.namespace, t.name, t.uid, t.force));
+      }
+      case 'remove-finalizer': {
+        const gw = await clusters.forCluster(t.cluster);
+        return fromCluster(await gw.removeFinalizers(t.namespace, t.name, t.uid, t.finalizers));
+      }
+      case 'rerun-failed-jobs':
+        return fromGithub(await github.rerunFailedJobs(t, t.runId));
+      case 'rerun-job':
+        return fromGithub(await github.rerunJob(t, t.jobId));
+      case 'cancel-run':
+        return fromGithub(await github.cancelRun(t, t.runId));
+      case 'force-cancel-run':
+        return fromGithub(await github.forceCancelRun(t, t.runId));
+      case 'delete-runner-registration':
+        return fromGithub(await github.deleteRunner(t.owner, t.installationId, t.runnerId));
+      default:
+        return { outcome: 'succeeded', detail: 'recorded' };
+    }
+  } catch (error) {
+    if (error instanceof ClusterUnavailableError || error instanceof GithubUnavailableError) {
+      return { outcome: 'failed', detail: error.message, error };
+    }
+    throw error;
+  }
+}
+
+function fromCluster(result: ClusterMutation): CarriedOut {
+  return result === 'done'
+    ? { outcome: 'succeeded', detail: 'done' }
+    : { outcome: 'succeeded', detail: 'already gone, or replaced by a fresh object (left alone)' };
+}
+
+function fromGithub(result: GithubMutation): CarriedOut {
+  switch (result.result) {
+    case 'done':
+      return { outcome: 'succeeded', detail: 'done' };
+    case 'already-running':
+    case 'busy':
+      return { outcome: 'retry-later', detail: result.message };
+    case 'refused':
+    case 'conflict':
+    case 'not-found':
+      return { outcome: 'gave-up', detail: `${result.result}: ${result.message}` };
+  }
+}
