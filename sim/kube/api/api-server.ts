@@ -1,0 +1,116 @@
+/**
+ * The API server as a unit: store + semantics + HTTP, with actors and their bearer tokens.
+ * SimCluster builds one; tests of the protocol alone can too.
+ */
+import type { SimClock } from '../../clock.js';
+import type { Rng } from '../../rng.js';
+import { hexId } from '../ids.js';
+import { renderKubeconfig } from '../kubeconfig.js';
+import { AuditLog } from './audit.js';
+import { KubeHttpServer, LOOPBACK_CA_PEM } from './http-server.js';
+import { KubeApi } from './kube-api.js';
+import { ObjectStore } from './store.js';
+import type { SchemaFlavour } from './validation.js';
+
+export interface ApiServerOptions {
+  clock: SimClock;
+  rng: Rng;
+  clusterName: string;
+  schemaFlavour: SchemaFlavour;
+  /** Actors that get a bearer token (default: runner-medic, user, admin). */
+  actors?: string[];
+  historyLimit?: number;
+  bookmarkIntervalMs?: number;
+}
+
+export class ApiServer {
+  readonly api: KubeApi;
+  readonly audit: AuditLog;
+  readonly store: ObjectStore;
+  private readonly http: KubeHttpServer;
+  private readonly tokens = new Map<string, string>();
+
+  constructor(private readonly options: ApiServerOptions) {
+    this.store = new ObjectStore({ historyLimit: options.historyLimit });
+    this.audit = new AuditLog();
+    this.api = new KubeApi({
+      clock: options.clock,
+      rng: options.rng.fork('api'),
+      schemaFlavour: options.schemaFlavour,
+      store: this.store,
+      audit: this.audit,
+    });
+    const tokenRng = options.rng.fork('tokens');
+    for (const actor of options.actors ?? ['runner-medic', 'user', 'admin'])
+      this.tokens.set(actor, `sim-${actor}-${hexId(tokenRng, 24)}`);
+    const byToken: Record<string, string> = {};
+    this.http = new KubeHttpServer(this.api, options.clock, {
+      tokens: byToken,
+      bookmarkIntervalMs: options.bookmarkIntervalMs,
+    });
+    this.refreshTokens(byToken);
+    this.byToken = byToken;
+  }
+
+  private readonly byToken: Record<string, string>;
+
+  private refreshTokens(byToken: Record<string, string>): void {
+    for (const [actor, token] of this.tokens) byToken[token] = actor;
+  }
+
+  /** Adds an actor (a new bearer token); returns its token. */
+  addActor(actor: string): string {
+    let token = this.tokens.get(actor);
+    if (!token) {
+      token = `sim-${actor}-${hexId(this.options.rng.fork(`token:${actor}`), 24)}`;
+      this.tokens.set(actor, token);
+      this.refreshTokens(this.byToken);
+    }
+    return token;
+  }
+
+  token(actor: string): string {
+    const t = this.tokens.get(actor);
+    if (!t) throw new Error(`no bearer token for actor ${actor}; call addActor first`);
+    return t;
+  }
+
+  /** HTTPS URL (what kubeconfigs use). */
+  get url(): string {
+    return this.http.url;
+  }
+
+  /** Plain-HTTP URL of the same API, for raw fetches. */
+  get httpUrl(): string {
+    return this.http.httpUrl;
+  }
+
+  /** PEM of the certificate the HTTPS listener presents. */
+  get caPem(): string {
+    return LOOPBACK_CA_PEM;
+  }
+
+  start(): Promise<string> {
+    return this.http.start();
+  }
+
+  stop(): Promise<void> {
+    return this.http.stop();
+  }
+
+  /** Cuts every watch stream, as an API server restart or a load balancer would. */
+  closeWatches(): void {
+    this.http.closeWatches();
+  }
+
+  kubeconfig(actor = 'runner-medic', namespace?: string): string {
+    return renderKubeconfig({
+      clusterName: this.options.clusterName,
+      server: this.url,
+      caPem: LOOPBACK_CA_PEM,
+      user: actor,
+      token: this.token(actor),
+      namespace,
+    });
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * Loads ARC's real CRDs from `../shared/fixtures/arc-crds/` (beside the repository root; CI
+ * clones the repository into another folder with shared/ next to it), or from
+ * `RUNNER_MEDIC_ARC_CRDS` when set.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import type { PrinterColumn } from './resources.js';
+
+export interface CrdVersion {
+  kind: string;
+  plural: string;
+  group: string;
+  schema: Record<string, unknown>;
+  printerColumns: PrinterColumn[];
+}
+
+/** The repository root: the nearest folder above this file that holds package.json. */
+export function repoRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    const up = dirname(dir);
+    if (up === dir)
+      throw new Error('cannot find the repository root (no package.json above sim/kube)');
+    dir = up;
+  }
+}
+
+export function crdDirectory(): string {
+  return process.env.RUNNER_MEDIC_ARC_CRDS ?? resolve(repoRoot(), '../shared/fixtures/arc-crds');
+}
+
+const cache = new Map<string, CrdVersion>();
+
+export function loadCrd(plural: string): CrdVersion {
+  const hit = cache.get(plural);
+  if (hit) return hit;
+  const file = join(crdDirectory(), `actions.github.com_${plural}.yaml`);
+  if (!existsSync(file)) {
+    throw new Error(
+      `ARC CRD not found at ${file}: sim/kube expects shared/ beside the repository (../shared/fixtures/arc-crds) or RUNNER_MEDIC_ARC_CRDS`,
+    );
+  }
+  const doc = parse(readFileSync(file, 'utf8')) as {
+    spec: {
+      group: string;
+      names: { kind: string; plural: string };
+      versions: {
+        name: string;
+        schema: { openAPIV3Schema: Record<string, unknown> };
+        additionalPrinterColumns?: PrinterColumn[];
+      }[];
+    };
+  };
+  const version = doc.spec.versions.find((v) => v.name === 'v1alpha1');
+  if (!version) throw new Error(`${file} has no v1alpha1 version`);
+  const crd: CrdVersion = {
+    kind: doc.spec.names.kind,
+    plural: doc.spec.names.plural,
+    group: doc.spec.group,
+    schema: version.schema.openAPIV3Schema,
+    printerColumns: version.additionalPrinterColumns ?? [],
+  };
+  cache.set(plural, crd);
+  return crd;
+}

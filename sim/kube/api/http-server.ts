@@ -1,0 +1,436 @@
+/**
+ * The Kubernetes API on 127.0.0.1 (random ports), with bearer-token auth. Each token maps to an
+ * actor name that the audit log records. Requests are translated into KubeApi calls.
+ *
+ * It listens twice with one handler: plain HTTP (`httpUrl`, for raw fetches) and HTTPS with a
+ * bundled loopback certificate (`url`, used by kubeconfigs), because client-go/kubectl will not
+ * send a bearer token over plain HTTP.
+ */
+
+/** PEM of the loopback CA/server certificate (see tls/README.md). */
+export const LOOPBACK_CA_PEM = readFileSync(
+  new URL('./tls/loopback-cert.pem', import.meta.url),
+  'utf8',
+);
+const LOOPBACK_KEY_PEM = readFileSync(new URL('./tls/loopback-key.pem', import.meta.url), 'utf8');
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { Clock } from '../../clock.js';
+import { ApiError, errors } from './errors.js';
+import { discovery } from './discovery.js';
+import type { DeleteOptions, KubeApi } from './kube-api.js';
+import { patchTypeFromContentType } from './patch.js';
+import { apiVersionOf, type ResourceDef } from './resources.js';
+import { route } from './router.js';
+import { toTable, wantsTable } from './table.js';
+import { serveWatch } from './watch.js';
+
+export interface HttpServerOptions {
+  /** Bearer token → actor name. */
+  tokens: Record<string, string>;
+  /** Real milliseconds between watch bookmarks (default 5 s; client-node times out after 30 s idle). */
+  bookmarkIntervalMs?: number;
+  /** Largest request body accepted (default 3 MiB, like the real server). */
+  maxBodyBytes?: number;
+}
+
+export class KubeHttpServer {
+  private servers: Server[] = [];
+  private readonly stops = new Set<() => void>();
+  private portNumber = 0;
+  private tlsPort = 0;
+
+  constructor(
+    private readonly api: KubeApi,
+    private readonly clock: Clock,
+    private readonly options: HttpServerOptions,
+  ) {}
+
+  /** HTTPS endpoint (certificate: LOOPBACK_CA_PEM). */
+  get url(): string {
+    if (this.servers.length === 0) throw new Error('the Kubernetes API server is not started');
+    return `https://127.0.0.1:${this.tlsPort}`;
+  }
+
+  /** Plain-HTTP endpoint, same API. */
+  get httpUrl(): string {
+    if (this.servers.length === 0) throw new Error('the Kubernetes API server is not started');
+    return `http://127.0.0.1:${this.portNumber}`;
+  }
+
+  async start(): Promise<string> {
+    if (this.servers.length) return this.url;
+    const handler = (req: IncomingMessage, res: ServerResponse) => {
+      this.handle(req, res).catch((e: unknown) => this.fail(res, e));
+    };
+    const plain = createServer(handler);
+    const tls = createTlsServer({ cert: LOOPBACK_CA_PEM, key: LOOPBACK_KEY_PEM }, handler);
+    for (const server of [plain, tls]) {
+      server.keepAliveTimeout = 5_000;
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(0, '127.0.0.1', () => resolve());
+      });
+    }
+    this.servers = [plain, tls];
+    this.portNumber = (plain.address() as AddressInfo).port;
+    this.tlsPort = (tls.address() as AddressInfo).port;
+    return this.url;
+  }
+
+  /** Ends every open watch stream (clients reconnect from their last resourceVersion). */
+  closeWatches(): void {
+    for (const s of [...this.stops]) s();
+  }
+
+  async stop(): Promise<void> {
+    this.closeWatches();
+    const servers = this.servers;
+    this.servers = [];
+    for (const server of servers) {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  }
+
+  private actorFor(req: IncomingMessage): string | undefined {
+    const h = req.headers.authorization;
+    const m = h ? /^Bearer\s+(\S+)$/i.exec(h) : null;
+    return m ? this.options.tokens[m[1] as string] : undefined;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const method = (req.method ?? 'GET').toUpperCase();
+    const actor = this.actorFor(req);
+    const log = (verb: string, code: number) =>
+      this.api.audit.request({
+        at: this.clock.now(),
+        by: actor ?? 'anonymous',
+        method,
+        path: url.pathname + url.search,
+        verb,
+        code,
+      });
+    const r = route(url.pathname);
+    if (!actor) {
+      if (r.kind === 'discovery' && /^\/(version|healthz|livez|readyz)$/.test(r.path)) {
+        // system:public-info-viewer lets anyone read these.
+      } else {
+        log('unauthorized', 401);
+        return this.send(res, 401, errors.unauthorized().toStatus());
+      }
+    }
+    const who = actor ?? 'anonymous';
+    if (r.kind === 'unknown') {
+      log('unknown', 404);
+      return this.send(
+        res,
+        404,
+        new ApiError(
+          404,
+          'NotFound',
+          'the server could not find the requested resource',
+        ).toStatus(),
+      );
+    }
+    if (r.kind === 'discovery') {
+      const body =
+        method === 'GET'
+          ? discovery(r.path, `127.0.0.1:${req.socket.localPort ?? this.tlsPort}`)
+          : undefined;
+      log('discovery', body === undefined ? 404 : 200);
+      if (body === undefined)
+        return this.send(
+          res,
+          404,
+          new ApiError(
+            404,
+            'NotFound',
+            'the server could not find the requested resource',
+          ).toStatus(),
+        );
+      if (typeof body === 'string') {
+        res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
+        res.end(body);
+        return;
+      }
+      return this.send(res, 200, body);
+    }
+
+    const { def, name, subresource } = r;
+    const ns = def.namespaced ? r.namespace : undefined;
+    const q = url.searchParams;
+    const dryRun = q.getAll('dryRun').includes('All');
+    let verb = 'unknown';
+    try {
+      if (
+        subresource &&
+        !(subresource === 'status' && def.subresources.includes('status')) &&
+        !(subresource === 'eviction' && def.subresources.includes('eviction'))
+      ) {
+        throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+      }
+      if (method === 'GET' && (r.watchPath || isTrue(q.get('watch')))) {
+        verb = 'watch';
+        if (subresource)
+          throw new ApiError(405, 'MethodNotAllowed', 'watch is not supported on subresources');
+        serveWatch(
+          this.api,
+          req,
+          res,
+          {
+            def,
+            namespace: r.namespace,
+            name,
+            labelSelector: q.get('labelSelector') ?? undefined,
+            fieldSelector: fieldSelectorWithName(q.get('fieldSelector'), name),
+            resourceVersion: q.get('resourceVersion') ?? undefined,
+            allowWatchBookmarks: isTrue(q.get('allowWatchBookmarks')),
+            timeoutSeconds: q.get('timeoutSeconds') ? Number(q.get('timeoutSeconds')) : undefined,
+            bookmarkIntervalMs: this.options.bookmarkIntervalMs ?? 5_000,
+          },
+          (stop) => {
+            this.stops.add(stop);
+            res.on('close', () => this.stops.delete(stop));
+          },
+        );
+        log(verb, 200);
+        return;
+      }
+      let code = 200;
+      let body: unknown;
+      switch (method) {
+        case 'GET':
+          if (name) {
+            verb = 'get';
+            body = this.api.get(def, ns, name);
+            if (wantsTable(req.headers.accept))
+              body = toTable(
+                def,
+                [body as never],
+                {
+                  resourceVersion: String(
+                    (body as { metadata: { resourceVersion: string } }).metadata.resourceVersion,
+                  ),
+                },
+                q.get('includeObject') ?? 'Metadata',
+                this.clock.now(),
+              );
+          } else {
+            verb = 'list';
+            const list = this.api.list(def, ns, {
+              labelSelector: q.get('labelSelector') ?? undefined,
+              fieldSelector: q.get('fieldSelector') ?? undefined,
+              limit: q.get('limit') ? Number(q.get('limit')) : undefined,
+              continue: q.get('continue') ?? undefined,
+            });
+            const meta = {
+              resourceVersion: list.resourceVersion,
+              ...(list.continue ? { continue: list.continue } : {}),
+              ...(list.remainingItemCount !== undefined
+                ? { remainingItemCount: list.remainingItemCount }
+                : {}),
+            };
+            body = wantsTable(req.headers.accept)
+              ? toTable(
+                  def,
+                  list.items,
+                  meta,
+                  q.get('includeObject') ?? 'Metadata',
+                  this.clock.now(),
+                )
+              : {
+                  kind: def.listKind,
+                  apiVersion: apiVersionOf(def),
+                  metadata: meta,
+                  items: list.items,
+                };
+          }
+          break;
+        case 'POST': {
+          const input = await readJson(req, this.options.maxBodyBytes);
+          if (subresource === 'eviction' && name) {
+            verb = 'evict';
+            body = this.api.evict(who, ns as string, name, input);
+            code = 201;
+          } else if (!name && !subresource) {
+            verb = 'create';
+            body = this.api.create(who, def, ns, input, { dryRun });
+            code = 201;
+          } else
+            throw new ApiError(
+              405,
+              'MethodNotAllowed',
+              'the server does not allow this method on the requested resource',
+            );
+          break;
+        }
+        case 'PUT':
+          verb = 'update';
+          if (!name)
+            throw new ApiError(
+              405,
+              'MethodNotAllowed',
+              'the server does not allow this method on the requested resource',
+            );
+          body = this.api.update(
+            who,
+            def,
+            ns,
+            name,
+            await readJson(req, this.options.maxBodyBytes),
+            { dryRun, subresource: subresource === 'status' ? 'status' : undefined },
+          );
+          break;
+        case 'PATCH': {
+          verb = 'patch';
+          if (!name)
+            throw new ApiError(
+              405,
+              'MethodNotAllowed',
+              'the server does not allow this method on the requested resource',
+            );
+          const type = patchTypeFromContentType(req.headers['content-type']);
+          if (!type) throw errors.unsupportedMediaType(req.headers['content-type'] ?? '');
+          const raw = await readBody(req, this.options.maxBodyBytes);
+          if (type === 'apply')
+            throw errors.unsupportedMediaType(
+              'application/apply-patch+yaml (server-side apply is not simulated)',
+            );
+          body = this.api.patch(who, def, ns, name, type, parseJson(raw), {
+            dryRun,
+            subresource: subresource === 'status' ? 'status' : undefined,
+          });
+          break;
+        }
+        case 'DELETE': {
+          const raw = await readBody(req, this.options.maxBodyBytes);
+          const opts = deleteOptions(raw ? parseJson(raw) : {}, q);
+          if (name) {
+            verb = 'delete';
+            body = this.api.delete(who, def, ns, name, opts).object;
+          } else {
+            verb = 'deletecollection';
+            const list = this.api.deleteCollection(
+              who,
+              def,
+              ns,
+              {
+                labelSelector: q.get('labelSelector') ?? undefined,
+                fieldSelector: q.get('fieldSelector') ?? undefined,
+              },
+              opts,
+            );
+            body = {
+              kind: def.listKind,
+              apiVersion: apiVersionOf(def),
+              metadata: { resourceVersion: list.resourceVersion },
+              items: list.items,
+            };
+          }
+          break;
+        }
+        default:
+          throw new ApiError(405, 'MethodNotAllowed', `method ${method} is not allowed`);
+      }
+      log(verb, code);
+      this.send(res, code, body);
+    } catch (e) {
+      log(verb, e instanceof ApiError ? e.code : 500);
+      this.fail(res, e);
+    }
+  }
+
+  private fail(res: ServerResponse, e: unknown): void {
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    const err =
+      e instanceof ApiError ? e : errors.internal(e instanceof Error ? e.message : String(e));
+    this.send(res, err.code, err.toStatus());
+  }
+
+  private send(res: ServerResponse, code: number, body: unknown): void {
+    const text = JSON.stringify(body);
+    res.writeHead(code, {
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(text),
+    });
+    res.end(text);
+  }
+}
+
+function isTrue(v: string | null): boolean {
+  return v === 'true' || v === '1';
+}
+
+function fieldSelectorWithName(fs: string | null, name: string | undefined): string | undefined {
+  if (!name) return fs ?? undefined;
+  const byName = `metadata.name=${name}`;
+  return fs ? `${fs},${byName}` : byName;
+}
+
+async function readBody(req: IncomingMessage, max = 3 * 1024 * 1024): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > max)
+      throw new ApiError(413, 'BadRequest', 'Request entity too large: limit is 3145728');
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseJson(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch (e) {
+    throw errors.badRequest(
+      `error decoding request body: ${e instanceof Error ? e.message : String(e)}`,
+    );
+  }
+}
+
+async function readJson(req: IncomingMessage, max?: number): Promise<unknown> {
+  const raw = await readBody(req, max);
+  if (raw.trim() === '') throw errors.badRequest('the request body is empty');
+  return parseJson(raw);
+}
+
+function deleteOptions(body: unknown, q: URLSearchParams): DeleteOptions {
+  const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+  const opts: DeleteOptions = {};
+  const grace =
+    b.gracePeriodSeconds ??
+    (q.get('gracePeriodSeconds') !== null ? Number(q.get('gracePeriodSeconds')) : undefined);
+  if (grace !== undefined && grace !== null) {
+    if (typeof grace !== 'number' || !Number.isInteger(grace) || grace < 0)
+      throw errors.badRequest('gracePeriodSeconds must be a non-negative integer');
+    opts.gracePeriodSeconds = grace;
+  }
+  const policy = b.propagationPolicy ?? q.get('propagationPolicy') ?? undefined;
+  if (policy !== undefined && policy !== null) {
+    if (policy !== 'Background' && policy !== 'Foreground' && policy !== 'Orphan')
+      throw errors.badRequest(
+        `propagationPolicy: Unsupported value: "${String(policy)}": supported values: "Foreground", "Background", "Orphan"`,
+      );
+    opts.propagationPolicy = policy;
+  }
+  if (b.orphanDependents === true) opts.propagationPolicy = 'Orphan';
+  const pre = b.preconditions as { uid?: unknown; resourceVersion?: unknown } | undefined;
+  if (pre)
+    opts.preconditions = {
+      uid: pre.uid as string | undefined,
+      resourceVersion: pre.resourceVersion as string | undefined,
+    };
+  const dry = b.dryRun;
+  opts.dryRun = (Array.isArray(dry) && dry.includes('All')) || q.getAll('dryRun').includes('All');
+  return opts;
+}
+
+export type { ResourceDef };

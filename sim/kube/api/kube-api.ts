@@ -1,0 +1,839 @@
+/**
+ * The API server's semantics, independent of HTTP: validation, resourceVersion and optimistic
+ * concurrency, status subresources, finalizers and deletionTimestamp, graceful pod deletion,
+ * preconditions, ownerReference garbage collection, eviction, and the audit log. The HTTP layer
+ * and the in-process models (ARC, kubelet, Karpenter, ...) both go through it.
+ */
+import type { Clock } from '../../clock.js';
+import type { Rng } from '../../rng.js';
+import { uuid } from '../ids.js';
+import { deepClone, isoTime, type Condition, type KubeObject, type Pod } from '../types.js';
+import { AuditLog, type MutationVerb } from './audit.js';
+import { applyCreateDefaults, initialStatus } from './defaults.js';
+import { ApiError, errors, successStatus, type StatusBody, type Target } from './errors.js';
+import { matchesFields, parseFieldSelector } from './field-selector.js';
+import { DependentsIndex } from './gc.js';
+import { matchesLabels, parseLabelSelector, SelectorError } from './label-selector.js';
+import { applyPatch, PatchError, type PatchType } from './patch.js';
+import { apiVersionOf, resourceByName, resourceKey, type ResourceDef } from './resources.js';
+import { ObjectStore } from './store.js';
+import { validateCore, validateCustom, validateMeta, type SchemaFlavour } from './validation.js';
+
+export interface ListOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+}
+
+export interface ListResult {
+  items: KubeObject[];
+  resourceVersion: string;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+export interface DeleteOptions {
+  gracePeriodSeconds?: number;
+  propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
+  preconditions?: { uid?: string; resourceVersion?: string };
+  dryRun?: boolean;
+}
+
+export interface WriteOptions {
+  subresource?: 'status';
+  dryRun?: boolean;
+  /** Internal callers (kubelet registering a node) may set status on create. */
+  keepStatus?: boolean;
+  /** Internal bookkeeping that should not show up as a separate audit entry. */
+  silent?: boolean;
+}
+
+export interface KubeApiOptions {
+  clock: Clock;
+  rng: Rng;
+  schemaFlavour: SchemaFlavour;
+  store?: ObjectStore;
+  audit?: AuditLog;
+}
+
+/** Resources may be named by plural (`pods`) or store key (`ephemeralrunners.actions.github.com`). */
+export type ResourceRef = string | ResourceDef;
+
+const FOREGROUND = 'foregroundDeletion';
+const ORPHAN = 'orphan';
+
+export class KubeApi {
+  readonly store: ObjectStore;
+  readonly audit: AuditLog;
+  private readonly clock: Clock;
+  private readonly rng: Rng;
+  private readonly flavour: SchemaFlavour;
+  private readonly dependents: DependentsIndex;
+  /** Optional fault hook: a message makes eviction answer 429 as a PodDisruptionBudget would. */
+  evictionGuard: ((pod: Pod) => string | undefined) | undefined;
+
+  constructor(options: KubeApiOptions) {
+    this.clock = options.clock;
+    this.rng = options.rng;
+    this.flavour = options.schemaFlavour;
+    this.store = options.store ?? new ObjectStore();
+    this.audit = options.audit ?? new AuditLog();
+    this.dependents = new DependentsIndex(this.store);
+  }
+
+  def(ref: ResourceRef): ResourceDef {
+    return typeof ref === 'string' ? resourceByName(ref) : ref;
+  }
+
+  // ---- reads ------------------------------------------------------------------------------
+
+  get(ref: ResourceRef, ns: string | undefined, name: string): KubeObject {
+    const def = this.def(ref);
+    const obj = this.store.get(resourceKey(def), def.namespaced ? ns : undefined, name);
+    if (!obj) throw errors.notFound(target(def, name));
+    return obj;
+  }
+
+  tryGet<T extends KubeObject = KubeObject>(
+    ref: ResourceRef,
+    ns: string | undefined,
+    name: string,
+  ): T | undefined {
+    const def = this.def(ref);
+    return this.store.get(resourceKey(def), def.namespaced ? ns : undefined, name) as T | undefined;
+  }
+
+  /** Every object of a resource (copies), optionally in one namespace and matching labels. */
+  all<T extends KubeObject = KubeObject>(
+    ref: ResourceRef,
+    ns?: string,
+    labels?: Record<string, string>,
+  ): T[] {
+    const def = this.def(ref);
+    return this.store
+      .scan(resourceKey(def), ns)
+      .filter(
+        (o) => !labels || Object.entries(labels).every(([k, v]) => o.metadata.labels?.[k] === v),
+      )
+      .map((o) => deepClone(o) as T);
+  }
+
+  list(ref: ResourceRef, ns: string | undefined, options: ListOptions = {}): ListResult {
+    const def = this.def(ref);
+    const match = this.matcher(def, options);
+    const rv = this.store.currentRv();
+    let start = '';
+    if (options.continue) {
+      const token = decodeContinue(options.continue);
+      start = token.start;
+    }
+    const all = this.store.scan(resourceKey(def), def.namespaced ? ns : undefined);
+    const after = start ? all.filter((o) => keyFor(o) > start) : all;
+    const selected = after.filter(match);
+    const limit = options.limit && options.limit > 0 ? options.limit : undefined;
+    const page = limit ? selected.slice(0, limit) : selected;
+    const result: ListResult = {
+      items: page.map((o) => deepClone(o)),
+      resourceVersion: String(rv),
+    };
+    if (limit && selected.length > limit) {
+      const last = page[page.length - 1] as KubeObject;
+      result.continue = encodeContinue({ rv, start: keyFor(last) });
+      if (!options.labelSelector && !options.fieldSelector)
+        result.remainingItemCount = selected.length - limit;
+    }
+    return result;
+  }
+
+  /** A predicate for list/watch selectors; throws 400 on a malformed selector. */
+  matcher(
+    def: ResourceDef,
+    options: { labelSelector?: string; fieldSelector?: string },
+  ): (o: KubeObject) => boolean {
+    try {
+      const labels = parseLabelSelector(options.labelSelector ?? '');
+      const fields = parseFieldSelector(options.fieldSelector ?? '', def.fieldSelectors);
+      return (o) => matchesLabels(labels, o.metadata.labels) && matchesFields(fields, o);
+    } catch (e) {
+      if (e instanceof SelectorError) throw errors.badRequest(e.message);
+      throw e;
+    }
+  }
+
+  // ---- writes -----------------------------------------------------------------------------
+
+  create(
+    actor: string,
+    ref: ResourceRef,
+    ns: string | undefined,
+    body: unknown,
+    options: WriteOptions = {},
+  ): KubeObject {
+    const def = this.def(ref);
+    const obj = asObject(body, def);
+    const meta = (obj.metadata ??= {});
+    if (def.namespaced) {
+      if (meta.namespace && ns && meta.namespace !== ns) {
+        throw errors.badRequest(
+          'the namespace of the provided object does not match the namespace sent on the request',
+        );
+      }
+      ns = ns ?? meta.namespace;
+      if (!ns) throw errors.badRequest('an empty namespace may not be set during creation');
+      meta.namespace = ns;
+    } else delete meta.namespace;
+    if (meta.resourceVersion)
+      throw errors.badRequest('resourceVersion should not be set on objects to be created');
+    if (!meta.name && meta.generateName) meta.name = `${meta.generateName}${this.rng.suffix(5)}`;
+    const t = target(def, meta.name);
+    const audit = (code: number) => this.record(actor, 'create', def, options, obj, code);
+    try {
+      if (def.namespaced && !this.store.peek('namespaces', undefined, ns as string)) {
+        throw errors.notFound({ group: '', resource: 'namespaces', name: ns as string });
+      }
+      const now = isoTime(this.clock.now());
+      delete meta.deletionTimestamp;
+      delete meta.deletionGracePeriodSeconds;
+      meta.uid = uuid(this.rng);
+      meta.creationTimestamp = now;
+      meta.generation = 1;
+      obj.apiVersion = apiVersionOf(def);
+      obj.kind = def.kind;
+      applyCreateDefaults(def.plural, obj);
+      if (def.subresources.includes('status') && !options.keepStatus) {
+        const status = initialStatus(def.plural, obj);
+        if (status === undefined) delete obj.status;
+        else obj.status = status;
+      }
+      const valid = this.validate(def, obj);
+      if (this.store.peek(resourceKey(def), meta.namespace, meta.name as string))
+        throw errors.alreadyExists(t);
+      if (options.dryRun) {
+        audit(201);
+        return valid;
+      }
+      const stored = this.store.put(resourceKey(def), valid);
+      audit(201);
+      return stored;
+    } catch (e) {
+      if (e instanceof ApiError) audit(e.code);
+      throw e;
+    }
+  }
+
+  update(
+    actor: string,
+    ref: ResourceRef,
+    ns: string | undefined,
+    name: string,
+    body: unknown,
+    options: WriteOptions = {},
+  ): KubeObject {
+    const def = this.def(ref);
+    const existing = this.tryGet(def, ns, name);
+    const audit = (code: number) =>
+      this.record(
+        actor,
+        'update',
+        def,
+        options,
+        existing ?? asLoose(body),
+        code,
+        undefined,
+        name,
+        ns,
+      );
+    try {
+      const obj = asObject(body, def);
+      if (obj.metadata?.name && obj.metadata.name !== name) {
+        throw errors.badRequest(
+          `the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`,
+        );
+      }
+      if (!existing) throw errors.notFound(target(def, name));
+      const rv = obj.metadata?.resourceVersion;
+      if (rv === undefined || rv === '') {
+        if (def.custom) {
+          throw errors.invalid(target(def, name), def.kind, [
+            {
+              reason: 'FieldValueInvalid',
+              field: 'metadata.resourceVersion',
+              message: 'Invalid value: 0x0: must be specified for an update',
+            },
+          ]);
+        }
+      } else if (rv !== existing.metadata.resourceVersion) throw errors.conflict(target(def, name));
+      const result = this.write(def, existing, obj, options);
+      audit(200);
+      return result;
+    } catch (e) {
+      if (e instanceof ApiError) audit(e.code);
+      throw e;
+    }
+  }
+
+  patch(
+    actor: string,
+    ref: ResourceRef,
+    ns: string | undefined,
+    name: string,
+    type: PatchType,
+    patch: unknown,
+    options: WriteOptions = {},
+  ): KubeObject {
+    const def = this.def(ref);
+    const existing = this.tryGet(def, ns, name);
+    const audit = (code: number) =>
+      this.record(actor, 'patch', def, options, existing, code, type, name, ns);
+    try {
+      if (!existing) throw errors.notFound(target(def, name));
+      if (type === 'apply')
+        throw errors.unsupportedMediaType(
+          'application/apply-patch+yaml (server-side apply is not simulated)',
+        );
+      let patched: unknown;
+      try {
+        patched = applyPatch(type, existing, patch);
+      } catch (e) {
+        if (e instanceof PatchError) {
+          if (e.code === 422)
+            throw errors.invalid(target(def, name), def.kind, [{ message: e.message }]);
+          throw errors.badRequest(e.message);
+        }
+        throw e;
+      }
+      const obj = asObject(patched, def);
+      const wanted = obj.metadata?.resourceVersion;
+      if (wanted && wanted !== existing.metadata.resourceVersion)
+        throw errors.conflict(target(def, name));
+      if (obj.metadata?.name !== name)
+        throw errors.badRequest(
+          'metadata.name: Invalid value: the name of a patched object cannot change',
+        );
+      const result = this.write(def, existing, obj, options);
+      audit(200);
+      return result;
+    } catch (e) {
+      if (e instanceof ApiError) audit(e.code);
+      throw e;
+    }
+  }
+
+  /**
+   * Read-modify-write for the models: applies `change` to a copy of the current object and
+   * writes it (no conflict possible: the models run synchronously). Returns undefined when the
+   * object does not exist.
+   */
+  modify<T extends KubeObject>(
+    actor: string,
+    ref: ResourceRef,
+    ns: string | undefined,
+    name: string,
+    change: (obj: T) => void,
+    options: WriteOptions = {},
+  ): T | undefined {
+    const def = this.def(ref);
+    const existing = this.tryGet<T>(def, ns, name);
+    if (!existing) return undefined;
+    const next = deepClone(existing);
+    change(next);
+    try {
+      const result = this.write(def, existing, next, options) as T;
+      this.record(actor, 'patch', def, options, existing, 200, 'model', name, ns);
+      return result;
+    } catch (e) {
+      if (e instanceof ApiError)
+        this.record(actor, 'patch', def, options, existing, e.code, 'model', name, ns);
+      throw e;
+    }
+  }
+
+  delete(
+    actor: string,
+    ref: ResourceRef,
+    ns: string | undefined,
+    name: string,
+    options: DeleteOptions = {},
+    writeOptions: WriteOptions = {},
+  ): { object: KubeObject; status?: StatusBody } {
+    const def = this.def(ref);
+    const existing = this.tryGet(def, ns, name);
+    const audit = (code: number) =>
+      this.record(
+        actor,
+        'delete',
+        def,
+        { ...writeOptions, dryRun: options.dryRun },
+        existing,
+        code,
+        options.propagationPolicy,
+        name,
+        ns,
+      );
+    try {
+      if (!existing) throw errors.notFound(target(def, name));
+      const pre = options.preconditions;
+      if (pre?.uid && pre.uid !== existing.metadata.uid) {
+        throw errors.conflict(
+          target(def, name),
+          `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${existing.metadata.uid}`,
+        );
+      }
+      if (pre?.resourceVersion && pre.resourceVersion !== existing.metadata.resourceVersion) {
+        throw errors.conflict(
+          target(def, name),
+          `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${existing.metadata.resourceVersion}`,
+        );
+      }
+      if (options.dryRun) {
+        audit(200);
+        return { object: existing };
+      }
+      const result = this.performDelete(def, existing, options);
+      audit(200);
+      return result;
+    } catch (e) {
+      if (e instanceof ApiError) audit(e.code);
+      throw e;
+    }
+  }
+
+  deleteCollection(
+    actor: string,
+    ref: ResourceRef,
+    ns: string | undefined,
+    list: ListOptions,
+    options: DeleteOptions = {},
+  ): ListResult {
+    const def = this.def(ref);
+    const found = this.list(def, ns, {
+      labelSelector: list.labelSelector,
+      fieldSelector: list.fieldSelector,
+    });
+    this.record(
+      actor,
+      'deletecollection',
+      def,
+      { dryRun: options.dryRun },
+      undefined,
+      200,
+      list.labelSelector,
+      undefined,
+      ns,
+    );
+    const deleted: KubeObject[] = [];
+    for (const o of found.items) {
+      try {
+        deleted.push(
+          this.delete(actor, def, o.metadata.namespace, o.metadata.name as string, options).object,
+        );
+      } catch (e) {
+        if (!(e instanceof ApiError && e.code === 404)) throw e;
+      }
+    }
+    return { items: deleted, resourceVersion: String(this.store.currentRv()) };
+  }
+
+  /** POST pods/{name}/eviction (policy/v1). */
+  evict(actor: string, ns: string, name: string, body: unknown): StatusBody {
+    const def = this.def('pods');
+    const existing = this.tryGet<Pod>(def, ns, name);
+    const audit = (code: number) =>
+      this.record(
+        actor,
+        'evict',
+        def,
+        { subresource: undefined },
+        existing,
+        code,
+        'eviction',
+        name,
+        ns,
+      );
+    try {
+      const eviction = (body ?? {}) as {
+        metadata?: { name?: string };
+        deleteOptions?: DeleteOptions & { dryRun?: string[] | boolean };
+      };
+      if (eviction.metadata?.name && eviction.metadata.name !== name) {
+        throw errors.badRequest(`name in URL does not match name in Eviction object`);
+      }
+      if (!existing) throw errors.notFound(target(def, name));
+      const terminal =
+        existing.status?.phase === 'Succeeded' || existing.status?.phase === 'Failed';
+      if (!existing.metadata.deletionTimestamp && !terminal) {
+        const blocked = this.evictionGuard?.(existing);
+        if (blocked) throw errors.tooManyRequests(blocked);
+      }
+      const deleteOptions: DeleteOptions = { ...(eviction.deleteOptions ?? {}) };
+      const dry = (eviction.deleteOptions as { dryRun?: unknown } | undefined)?.dryRun;
+      deleteOptions.dryRun = Array.isArray(dry) ? dry.includes('All') : dry === true;
+      if (!deleteOptions.dryRun) {
+        if (!terminal && !existing.metadata.deletionTimestamp) {
+          this.modify<Pod>(
+            actor,
+            def,
+            ns,
+            name,
+            (p) => {
+              setCondition(
+                p,
+                {
+                  type: 'DisruptionTarget',
+                  status: 'True',
+                  reason: 'EvictionByEvictionAPI',
+                  message: 'Eviction API: evicting',
+                },
+                this.clock.now(),
+              );
+            },
+            { subresource: 'status', silent: true },
+          );
+        }
+        this.delete(actor, def, ns, name, deleteOptions, { silent: true });
+      }
+      audit(201);
+      return { ...successStatus(target(def, name)), code: 201 };
+    } catch (e) {
+      if (e instanceof ApiError) audit(e.code);
+      throw e;
+    }
+  }
+
+  // ---- internals --------------------------------------------------------------------------
+
+  private validate(def: ResourceDef, obj: KubeObject): KubeObject {
+    const t = target(def, obj.metadata.name);
+    const causes = [...validateMeta(def, obj), ...(def.custom ? [] : validateCore(def, obj))];
+    if (causes.length) throw errors.invalid(t, def.kind, causes);
+    if (!def.custom) return obj;
+    const result = validateCustom(def, obj, this.flavour);
+    if ('causes' in result) throw errors.invalid(t, def.kind, result.causes);
+    return result.object;
+  }
+
+  /** Merges an incoming full object over `existing` per the endpoint's rules, then persists. */
+  private write(
+    def: ResourceDef,
+    existing: KubeObject,
+    incoming: KubeObject,
+    options: WriteOptions,
+  ): KubeObject {
+    const hasStatus = def.subresources.includes('status');
+    let next: KubeObject;
+    if (options.subresource === 'status') {
+      if (!hasStatus) throw errors.notFound(target(def, existing.metadata.name));
+      next = deepClone(existing);
+      if (incoming.status === undefined) delete next.status;
+      else next.status = deepClone(incoming.status);
+    } else {
+      next = deepClone(incoming);
+      next.apiVersion = existing.apiVersion;
+      next.kind = existing.kind;
+      if (hasStatus) {
+        if (existing.status === undefined) delete next.status;
+        else next.status = deepClone(existing.status);
+      }
+      const m = (next.metadata ??= {});
+      for (const f of [
+        'uid',
+        'creationTimestamp',
+        'deletionTimestamp',
+        'deletionGracePeriodSeconds',
+        'namespace',
+        'name',
+        'generateName',
+        'generation',
+      ] as const) {
+        if (existing.metadata[f] === undefined) delete m[f];
+        else (m as Record<string, unknown>)[f] = existing.metadata[f];
+      }
+      if (existing.metadata.deletionTimestamp) {
+        const added = (m.finalizers ?? []).filter(
+          (f) => !(existing.metadata.finalizers ?? []).includes(f),
+        );
+        if (added.length) {
+          throw errors.invalid(target(def, existing.metadata.name), def.kind, [
+            {
+              reason: 'FieldValueForbidden',
+              field: 'metadata.finalizers',
+              message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`,
+            },
+          ]);
+        }
+      }
+      if (def.plural === 'pods') immutablePodFields(existing as Pod, next as Pod, def);
+      if (!sameJson(withoutMetaStatus(existing), withoutMetaStatus(next)))
+        m.generation = (existing.metadata.generation ?? 1) + 1;
+    }
+    if (next.metadata.finalizers && next.metadata.finalizers.length === 0)
+      delete next.metadata.finalizers;
+    next.metadata.resourceVersion = existing.metadata.resourceVersion;
+    const valid = this.validate(def, next);
+    if (options.dryRun) return valid;
+    if (sameJson(valid, existing)) return existing;
+    const stored = this.store.put(resourceKey(def), valid);
+    return this.finishDeletionIfDone(def, stored) ?? stored;
+  }
+
+  private performDelete(
+    def: ResourceDef,
+    existing: KubeObject,
+    options: DeleteOptions,
+  ): { object: KubeObject; status?: StatusBody } {
+    const key = resourceKey(def);
+    const m = existing.metadata;
+    const policy = options.propagationPolicy ?? 'Background';
+    let grace = 0;
+    if (def.plural === 'pods') {
+      const pod = existing as Pod;
+      const terminal = pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
+      grace = options.gracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30;
+      if (!pod.spec.nodeName || terminal) grace = 0;
+      if (m.deletionGracePeriodSeconds !== undefined)
+        grace = Math.min(grace, m.deletionGracePeriodSeconds);
+    }
+    const finalizers = [...(m.finalizers ?? [])];
+    if (
+      policy === 'Foreground' &&
+      this.dependents.of(m.uid as string).length > 0 &&
+      !finalizers.includes(FOREGROUND)
+    )
+      finalizers.push(FOREGROUND);
+    if (policy === 'Orphan' && !finalizers.includes(ORPHAN)) finalizers.push(ORPHAN);
+    if (finalizers.length === 0 && grace === 0) {
+      const gone = this.store.remove(key, m.namespace, m.name as string) as KubeObject;
+      this.afterRemoval(gone);
+      return { object: gone };
+    }
+    const next = deepClone(existing);
+    const deadline = this.clock.now() + grace * 1000;
+    const current = m.deletionTimestamp ? Date.parse(m.deletionTimestamp) : Infinity;
+    if (deadline < current) next.metadata.deletionTimestamp = isoTime(deadline);
+    next.metadata.deletionGracePeriodSeconds = grace;
+    next.metadata.finalizers = finalizers;
+    if (m.deletionTimestamp === undefined) next.metadata.generation = (m.generation ?? 1) + 1;
+    let stored = sameJson(next, existing) ? existing : this.store.put(key, next);
+    if (policy === 'Orphan') stored = this.orphanDependents(def, stored);
+    if (policy === 'Foreground') this.collectDependents(stored, 'Background');
+    return { object: this.finishDeletionIfDone(def, stored) ?? stored };
+  }
+
+  /** Removes an object once it is being deleted, has no finalizers and (pods) its grace is over. */
+  private finishDeletionIfDone(def: ResourceDef, obj: KubeObject): KubeObject | undefined {
+    const m = obj.metadata;
+    if (!m.deletionTimestamp || (m.finalizers?.length ?? 0) > 0) return undefined;
+    if (def.plural === 'pods' && (m.deletionGracePeriodSeconds ?? 0) > 0) return undefined;
+    const gone = this.store.remove(resourceKey(def), m.namespace, m.name as string);
+    if (gone) this.afterRemoval(gone);
+    return gone;
+  }
+
+  private orphanDependents(def: ResourceDef, owner: KubeObject): KubeObject {
+    const uid = owner.metadata.uid as string;
+    for (const d of this.dependents.of(uid)) {
+      this.modify('garbage-collector', d.resource, d.namespace, d.name, (o) => {
+        o.metadata.ownerReferences = (o.metadata.ownerReferences ?? []).filter(
+          (r) => r.uid !== uid,
+        );
+        if (o.metadata.ownerReferences.length === 0) delete o.metadata.ownerReferences;
+      });
+    }
+    const result = this.modify(
+      'garbage-collector',
+      def,
+      owner.metadata.namespace,
+      owner.metadata.name as string,
+      (o) => {
+        o.metadata.finalizers = (o.metadata.finalizers ?? []).filter((f) => f !== ORPHAN);
+      },
+    );
+    return result ?? owner;
+  }
+
+  /** Garbage collection: delete the dependents of a removed (or foreground-deleting) owner. */
+  private collectDependents(owner: KubeObject, policy: 'Background'): void {
+    const uid = owner.metadata.uid as string;
+    for (const d of this.dependents.of(uid)) {
+      const dep = this.store.peek(d.resource, d.namespace, d.name);
+      if (!dep || dep.metadata.deletionTimestamp) continue;
+      const others = (dep.metadata.ownerReferences ?? []).filter(
+        (r) => r.uid !== uid && this.dependents.exists(r.uid),
+      );
+      if (others.length > 0) {
+        this.modify('garbage-collector', d.resource, d.namespace, d.name, (o) => {
+          o.metadata.ownerReferences = (o.metadata.ownerReferences ?? []).filter(
+            (r) => r.uid !== uid,
+          );
+        });
+        continue;
+      }
+      try {
+        this.delete('garbage-collector', d.resource, d.namespace, d.name, {
+          propagationPolicy: policy,
+        });
+      } catch (e) {
+        if (!(e instanceof ApiError && e.code === 404)) throw e;
+      }
+    }
+  }
+
+  private afterRemoval(gone: KubeObject): void {
+    this.collectDependents(gone, 'Background');
+    // Foreground owners waiting on this dependent.
+    for (const ref of gone.metadata.ownerReferences ?? []) {
+      const owner = this.dependents.locate(ref.uid);
+      if (!owner) continue;
+      const o = this.store.peek(owner.resource, owner.namespace, owner.name);
+      if (!o?.metadata.finalizers?.includes(FOREGROUND)) continue;
+      const blocking = this.dependents.of(ref.uid).some((d) => {
+        const dep = this.store.peek(d.resource, d.namespace, d.name);
+        return dep?.metadata.ownerReferences?.some(
+          (r) => r.uid === ref.uid && r.blockOwnerDeletion,
+        );
+      });
+      if (!blocking) {
+        this.modify('garbage-collector', owner.resource, owner.namespace, owner.name, (x) => {
+          x.metadata.finalizers = (x.metadata.finalizers ?? []).filter((f) => f !== FOREGROUND);
+        });
+      }
+    }
+  }
+
+  private record(
+    actor: string,
+    verb: MutationVerb,
+    def: ResourceDef,
+    options: WriteOptions,
+    obj: KubeObject | undefined,
+    code: number,
+    detail?: string,
+    name?: string,
+    ns?: string,
+  ): void {
+    if (options.silent) return;
+    const entry = {
+      at: this.clock.now(),
+      by: actor,
+      api: 'kubernetes' as const,
+      verb,
+      resource: resourceKey(def),
+      namespace: def.namespaced ? (ns ?? obj?.metadata?.namespace) : undefined,
+      name: name ?? obj?.metadata?.name,
+      labels: { ...(obj?.metadata?.labels ?? {}) },
+      ownerReferences: deepClone(obj?.metadata?.ownerReferences ?? []),
+      code,
+      ...(options.subresource ? { subresource: options.subresource } : {}),
+      ...(detail || options.dryRun
+        ? { detail: [detail, options.dryRun ? 'dryRun' : undefined].filter(Boolean).join(',') }
+        : {}),
+    };
+    this.audit.record(entry);
+  }
+}
+
+function target(def: ResourceDef, name?: string): Target {
+  return { group: def.group, resource: def.plural, name };
+}
+
+function asObject(body: unknown, def: ResourceDef): KubeObject {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw errors.badRequest(`the body of the request was not a ${def.kind} object`);
+  }
+  const obj = deepClone(body) as KubeObject;
+  const want = apiVersionOf(def);
+  if (obj.apiVersion !== undefined && obj.apiVersion !== want) {
+    throw errors.badRequest(
+      `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${want})`,
+    );
+  }
+  if (obj.kind !== undefined && obj.kind !== def.kind) {
+    throw errors.badRequest(
+      `the kind in the data (${String(obj.kind)}) does not match the expected kind (${def.kind})`,
+    );
+  }
+  if (obj.metadata !== undefined && (typeof obj.metadata !== 'object' || obj.metadata === null)) {
+    throw errors.badRequest('metadata must be an object');
+  }
+  return obj;
+}
+
+function asLoose(body: unknown): KubeObject | undefined {
+  return body && typeof body === 'object' && 'metadata' in body ? (body as KubeObject) : undefined;
+}
+
+function immutablePodFields(existing: Pod, next: Pod, def: ResourceDef): void {
+  const a = existing.spec;
+  const b = next.spec;
+  const nameChanged = a.nodeName !== undefined && b.nodeName !== a.nodeName;
+  const containersChanged =
+    JSON.stringify(a.containers.map((c) => ({ ...c, image: undefined }))) !==
+    JSON.stringify(b.containers?.map((c) => ({ ...c, image: undefined })));
+  if (nameChanged || containersChanged) {
+    throw errors.invalid(target(def, existing.metadata.name), 'Pod', [
+      {
+        reason: 'FieldValueForbidden',
+        field: 'spec',
+        message:
+          'Forbidden: pod updates may not change fields other than `spec.containers[*].image`, `spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, `spec.tolerations` (only additions to existing tolerations), `spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)',
+      },
+    ]);
+  }
+}
+
+function withoutMetaStatus(o: KubeObject): unknown {
+  const rest: Record<string, unknown> = { ...o };
+  delete rest.metadata;
+  delete rest.status;
+  return rest;
+}
+
+export function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function keyFor(o: KubeObject): string {
+  return `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+}
+
+function encodeContinue(token: { rv: number; start: string }): string {
+  return Buffer.from(
+    JSON.stringify({ v: 'meta.k8s.io/v1', rv: token.rv, start: token.start }),
+  ).toString('base64url');
+}
+
+function decodeContinue(raw: string): { rv: number; start: string } {
+  try {
+    const t = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as {
+      v?: string;
+      rv?: number;
+      start?: string;
+    };
+    if (t.v !== 'meta.k8s.io/v1' || typeof t.rv !== 'number' || typeof t.start !== 'string')
+      throw new Error('bad token');
+    return { rv: t.rv, start: t.start };
+  } catch {
+    throw errors.badRequest('continue key is not valid: invalid continue token');
+  }
+}
+
+/** Sets or replaces a condition by type, keeping lastTransitionTime when the status is unchanged. */
+export function setCondition(
+  obj: { status?: { conditions?: Condition[] } | Record<string, unknown> },
+  condition: Condition,
+  now: number,
+): void {
+  const status = (obj.status ??= {}) as { conditions?: Condition[] };
+  const list = (status.conditions ??= []);
+  const idx = list.findIndex((c) => c.type === condition.type);
+  const prev = idx >= 0 ? list[idx] : undefined;
+  const next: Condition = {
+    ...condition,
+    lastProbeTime: condition.lastProbeTime ?? null,
+    lastTransitionTime:
+      prev && prev.status === condition.status ? (prev.lastTransitionTime as string) : isoTime(now),
+  };
+  if (idx >= 0) list[idx] = next;
+  else list.push(next);
+}

@@ -1,0 +1,140 @@
+/**
+ * The object store: one global resourceVersion counter (as etcd's revision), a bounded history
+ * of changes for watches to resume from (older resourceVersions answer 410 Gone), and
+ * synchronous listeners for the in-process models.
+ */
+import { deepClone, type KubeObject } from '../types.js';
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface StoreEvent {
+  type: WatchEventType;
+  /** Store key of the resource (`pods`, `ephemeralrunners.actions.github.com`). */
+  resource: string;
+  object: KubeObject;
+  /** The object before the change (MODIFIED and DELETED). */
+  previous?: KubeObject;
+  rv: number;
+}
+
+export type StoreListener = (event: StoreEvent) => void;
+
+export interface StoreOptions {
+  /** How many changes a watch can resume across before 410 Gone. */
+  historyLimit?: number;
+}
+
+const keyOf = (ns: string | undefined, name: string) => `${ns ?? ''}/${name}`;
+
+export class ObjectStore {
+  private rv = 1;
+  private readonly objects = new Map<string, Map<string, KubeObject>>();
+  private history: StoreEvent[] = [];
+  /** The oldest resourceVersion a watch may resume from. */
+  private compactedRv = 1;
+  private readonly listeners = new Set<StoreListener>();
+  private readonly historyLimit: number;
+
+  constructor(options: StoreOptions = {}) {
+    this.historyLimit = options.historyLimit ?? 50_000;
+  }
+
+  currentRv(): number {
+    return this.rv;
+  }
+
+  oldestResumableRv(): number {
+    return this.compactedRv;
+  }
+
+  /** Drops history so that watches from older resourceVersions get 410 Gone. */
+  compact(): void {
+    this.history = [];
+    this.compactedRv = this.rv;
+  }
+
+  subscribe(listener: StoreListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  get(resource: string, ns: string | undefined, name: string): KubeObject | undefined {
+    const obj = this.objects.get(resource)?.get(keyOf(ns, name));
+    return obj ? deepClone(obj) : undefined;
+  }
+
+  /** Reads without copying: callers must not mutate the result. */
+  peek(resource: string, ns: string | undefined, name: string): KubeObject | undefined {
+    return this.objects.get(resource)?.get(keyOf(ns, name));
+  }
+
+  /** Objects sorted by namespace/name (the order the real server lists in); not copied. */
+  scan(resource: string, ns?: string): KubeObject[] {
+    const map = this.objects.get(resource);
+    if (!map) return [];
+    const keys = [...map.keys()].sort();
+    const out: KubeObject[] = [];
+    for (const k of keys) {
+      const o = map.get(k) as KubeObject;
+      if (ns === undefined || o.metadata.namespace === ns) out.push(o);
+    }
+    return out;
+  }
+
+  resources(): string[] {
+    return [...this.objects.keys()];
+  }
+
+  /** Inserts or replaces; stamps a new resourceVersion. Returns a copy of what was stored. */
+  put(resource: string, object: KubeObject): KubeObject {
+    let map = this.objects.get(resource);
+    if (!map) {
+      map = new Map();
+      this.objects.set(resource, map);
+    }
+    const key = keyOf(object.metadata.namespace, object.metadata.name as string);
+    const previous = map.get(key);
+    const rv = ++this.rv;
+    const stored = deepClone(object);
+    stored.metadata.resourceVersion = String(rv);
+    map.set(key, stored);
+    this.emit({ type: previous ? 'MODIFIED' : 'ADDED', resource, object: stored, previous, rv });
+    return deepClone(stored);
+  }
+
+  remove(resource: string, ns: string | undefined, name: string): KubeObject | undefined {
+    const map = this.objects.get(resource);
+    const key = keyOf(ns, name);
+    const previous = map?.get(key);
+    if (!map || !previous) return undefined;
+    map.delete(key);
+    const rv = ++this.rv;
+    const gone = deepClone(previous);
+    gone.metadata.resourceVersion = String(rv);
+    this.emit({ type: 'DELETED', resource, object: gone, previous, rv });
+    return deepClone(gone);
+  }
+
+  /** Changes after `rv`, or 'expired' when history no longer reaches back that far. */
+  changesSince(rv: number): StoreEvent[] | 'expired' {
+    if (rv < this.compactedRv) return 'expired';
+    let lo = 0;
+    let hi = this.history.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((this.history[mid] as StoreEvent).rv <= rv) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.history.slice(lo);
+  }
+
+  private emit(event: StoreEvent): void {
+    this.history.push(event);
+    if (this.history.length > this.historyLimit) {
+      const drop = this.history.length - this.historyLimit;
+      this.compactedRv = (this.history[drop - 1] as StoreEvent).rv;
+      this.history = this.history.slice(drop);
+    }
+    for (const l of [...this.listeners]) l(event);
+  }
+}
