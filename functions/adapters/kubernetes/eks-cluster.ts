@@ -1,0 +1,32 @@
+import { DescribeClusterCommand, type EKSClient } from '@aws-sdk/client-eks';
+import { KubeConfig } from '@kubernetes/client-node';
+
+export interface EksEndpoint {
+  /** `https://….eks.amazonaws.com` */
+  endpoint: string;
+  /** Base64 PEM of the cluster CA, as DescribeCluster returns it. */
+  caData: string;
+}
+
+/** The API endpoint and CA of an EKS cluster. */
+export async function describeEksCluster(client: EKSClient, name: string): Promise<EksEndpoint> {
+  const out = await client.send(new DescribeClusterCommand({ name }));
+  const endpoint = out.cluster?.endpoint;
+  const caData = out.cluster?.certificateAuthority?.data;
+  if (!endpoint || !caData) {
+    throw new Error(
+      `EKS cluster ${name} has no endpoint or CA yet (status ${out.cluster?.status})`,
+    );
+  }
+  return { endpoint, caData };
+}
+
+/** A KubeConfig that sends `token` as the bearer to the EKS endpoint, trusting its CA. */
+export function eksKubeConfig(name: string, endpoint: EksEndpoint, token: string): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromClusterAndUser(
+    { name, server: endpoint.endpoint, caData: endpoint.caData, skipTLSVerify: false },
+    { name: 'runner-medic', token },
+  );
+  return kc;
+}

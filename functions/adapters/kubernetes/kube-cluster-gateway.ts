@@ -1,0 +1,249 @@
+import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import type { EphemeralRunner, Node, Pod } from '../../domain/cluster-facts.js';
+import { parseEphemeralRunner, parseNode, parsePod } from '../../domain/parse-kube-object.js';
+import type { Result } from '../../domain/result.js';
+import {
+  ClusterUnavailableError,
+  type ClusterGateway,
+  type ClusterMutation,
+  type RunnerListing,
+} from '../../ports/cluster-gateway.js';
+import { KubeObjectParseError, statusCodeOf, toClusterError } from './kube-errors.js';
+import { listAll, pageOf, parseEach } from './kube-list.js';
+import { jsonPatchOptions, timeoutOptions } from './kube-request-options.js';
+
+export const EPHEMERAL_RUNNERS = {
+  group: 'actions.github.com',
+  version: 'v1alpha1',
+  plural: 'ephemeralrunners',
+} as const;
+
+/** The labels ARC puts on every runner pod of a scale set. */
+export const RUNNER_POD_SELECTOR =
+  'actions-ephemeral-runner=True,app.kubernetes.io/component=runner';
+
+export interface KubeClusterGatewayOptions {
+  /** The cluster name as events carry it. */
+  cluster: string;
+  kubeConfig: KubeConfig;
+  /** Items per list page (default 500). */
+  pageSize?: number;
+  /** Abort a request after this long (default 10 s). */
+  requestTimeoutMs?: number;
+  /** Told about every object a parser refused (it is skipped). */
+  onUnparseable?: (kind: string, reason: string) => void;
+  /** Told when the API answers 401, so a cached credential can be dropped. */
+  onUnauthorized?: () => void;
+}
+
+/** How many times removeFinalizers re-reads and retries when the object moved under it. */
+const FINALIZER_ATTEMPTS = 3;
+
+/** ClusterGateway over @kubernetes/client-node: reads parsed, mutations guarded by uid. */
+export class KubeClusterGateway implements ClusterGateway {
+  readonly cluster: string;
+  /** Objects skipped because the domain parsers refused them, since construction. */
+  unparseable = 0;
+  private readonly core: CoreV1Api;
+  private readonly custom: CustomObjectsApi;
+  private readonly pageSize: number;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly options: KubeClusterGatewayOptions) {
+    this.cluster = options.cluster;
+    this.core = options.kubeConfig.makeApiClient(CoreV1Api);
+    this.custom = options.kubeConfig.makeApiClient(CustomObjectsApi);
+    this.pageSize = options.pageSize ?? 500;
+    this.timeoutMs = options.requestTimeoutMs ?? 10_000;
+  }
+
+  async listRunners(namespace: string): Promise<RunnerListing> {
+    const [ers, pods] = await Promise.all([
+      this.call('list ephemeralrunners', () =>
+        listAll(async (next) =>
+          pageOf(
+            await this.custom.listNamespacedCustomObject(
+              { ...EPHEMERAL_RUNNERS, namespace, limit: this.pageSize, _continue: next },
+              this.opts(),
+            ),
+          ),
+        ),
+      ),
+      this.call('list runner pods', () =>
+        listAll(async (next) => {
+          const list = await this.core.listNamespacedPod(
+            {
+              namespace,
+              labelSelector: RUNNER_POD_SELECTOR,
+              limit: this.pageSize,
+              _continue: next,
+            },
+            this.opts(),
+          );
+          return pageOf({ items: list.items, metadata: list.metadata });
+        }),
+      ),
+    ]);
+    return {
+      ephemeralRunners: this.parseAll('EphemeralRunner', ers, parseEphemeralRunner),
+      pods: this.parseAll('Pod', pods, parsePod),
+    };
+  }
+
+  async listNodes(): Promise<Node[]> {
+    const nodes = await this.call('list nodes', () =>
+      listAll(async (next) => {
+        const list = await this.core.listNode(
+          { limit: this.pageSize, _continue: next },
+          this.opts(),
+        );
+        return pageOf({ items: list.items, metadata: list.metadata });
+      }),
+    );
+    return this.parseAll('Node', nodes, parseNode);
+  }
+
+  async getEphemeralRunner(namespace: string, name: string): Promise<EphemeralRunner | null> {
+    const raw = await this.read(`get ephemeralrunner ${namespace}/${name}`, () =>
+      this.custom.getNamespacedCustomObject({ ...EPHEMERAL_RUNNERS, namespace, name }, this.opts()),
+    );
+    return raw === null ? null : this.parseOne('EphemeralRunner', raw, parseEphemeralRunner);
+  }
+
+  async getPod(namespace: string, name: string): Promise<Pod | null> {
+    const raw = await this.read(`get pod ${namespace}/${name}`, () =>
+      this.core.readNamespacedPod({ namespace, name }, this.opts()),
+    );
+    return raw === null ? null : this.parseOne('Pod', raw, parsePod);
+  }
+
+  deleteEphemeralRunner(namespace: string, name: string, uid: string): Promise<ClusterMutation> {
+    return this.mutate(`delete ephemeralrunner ${namespace}/${name}`, () =>
+      this.custom.deleteNamespacedCustomObject(
+        { ...EPHEMERAL_RUNNERS, namespace, name, body: { preconditions: { uid } } },
+        this.opts(),
+      ),
+    );
+  }
+
+  deletePod(
+    namespace: string,
+    name: string,
+    uid: string,
+    force: boolean,
+  ): Promise<ClusterMutation> {
+    const body = force
+      ? { preconditions: { uid }, gracePeriodSeconds: 0 }
+      : { preconditions: { uid } };
+    return this.mutate(`delete pod ${namespace}/${name}`, () =>
+      this.core.deleteNamespacedPod({ namespace, name, body }, this.opts()),
+    );
+  }
+
+  async removeFinalizers(
+    namespace: string,
+    name: string,
+    uid: string,
+    finalizers: readonly string[],
+  ): Promise<ClusterMutation> {
+    const what = `remove finalizers of ephemeralrunner ${namespace}/${name}`;
+    for (let attempt = 1; ; attempt++) {
+      const current = await this.getEphemeralRunner(namespace, name);
+      if (!current || current.metadata.uid !== uid) return 'gone';
+      const had = current.metadata.finalizers;
+      const keep = had.filter((f) => !finalizers.includes(f));
+      if (keep.length === had.length) return 'done';
+      const patch = [
+        { op: 'test', path: '/metadata/uid', value: uid },
+        { op: 'test', path: '/metadata/finalizers', value: had },
+        keep.length === 0
+          ? { op: 'remove', path: '/metadata/finalizers' }
+          : { op: 'replace', path: '/metadata/finalizers', value: keep },
+      ];
+      try {
+        await this.custom.patchNamespacedCustomObject(
+          { ...EPHEMERAL_RUNNERS, namespace, name, body: patch },
+          jsonPatchOptions(this.timeoutMs),
+        );
+        return 'done';
+      } catch (e) {
+        const code = statusCodeOf(e);
+        if (code === 404) return 'gone';
+        // 422: a `test` op failed (the object changed since the read); 409: a write conflict.
+        if ((code === 422 || code === 409) && attempt < FINALIZER_ATTEMPTS) continue;
+        if (code === 422 || code === 409) {
+          throw new ClusterUnavailableError(`${what}: the object kept changing`, { cause: e });
+        }
+        throw this.failure(e, what);
+      }
+    }
+  }
+
+  private opts() {
+    return timeoutOptions(this.timeoutMs);
+  }
+
+  private async call<T>(what: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (e) {
+      throw this.failure(e, what);
+    }
+  }
+
+  /** A read where 404 means absent. */
+  private async read(what: string, run: () => Promise<unknown>): Promise<unknown> {
+    try {
+      return await run();
+    } catch (e) {
+      if (statusCodeOf(e) === 404) return null;
+      throw this.failure(e, what);
+    }
+  }
+
+  /** A uid-guarded mutation: 404 (absent) and 409 (precondition: another uid) are `gone`. */
+  private async mutate(what: string, run: () => Promise<unknown>): Promise<ClusterMutation> {
+    try {
+      await run();
+      return 'done';
+    } catch (e) {
+      const code = statusCodeOf(e);
+      if (code === 404 || code === 409) return 'gone';
+      throw this.failure(e, what);
+    }
+  }
+
+  private failure(e: unknown, what: string): Error {
+    if (statusCodeOf(e) === 401) this.options.onUnauthorized?.();
+    return toClusterError(e, this.cluster, what);
+  }
+
+  private parseAll<T>(
+    kind: string,
+    items: unknown[],
+    parse: (raw: unknown, cluster: string) => Result<T>,
+  ): T[] {
+    return parseEach(
+      items,
+      (raw) => parse(raw, this.cluster),
+      (reason) => this.skip(kind, reason),
+    );
+  }
+
+  /** A single object that does not parse is an error, not an absence: null would read as "gone". */
+  private parseOne<T>(
+    kind: string,
+    raw: unknown,
+    parse: (raw: unknown, cluster: string) => Result<T>,
+  ): T {
+    const r = parse(raw, this.cluster);
+    if (r.ok) return r.value;
+    this.skip(kind, r.reason);
+    throw new KubeObjectParseError(`${kind} from cluster ${this.cluster}: ${r.reason}`);
+  }
+
+  private skip(kind: string, reason: string): void {
+    this.unparseable++;
+    this.options.onUnparseable?.(kind, reason);
+  }
+}

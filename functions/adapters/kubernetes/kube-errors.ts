@@ -1,0 +1,46 @@
+import { ApiException } from '@kubernetes/client-node';
+import { ClusterUnavailableError } from '../../ports/cluster-gateway.js';
+
+/** A Kubernetes call refused for a reason a retry will not fix (400, 401, 403, 422 …). */
+export class ClusterRequestError extends Error {
+  constructor(
+    message: string,
+    readonly code: number,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = 'ClusterRequestError';
+  }
+}
+
+/** The API returned an object the domain parsers cannot read. */
+export class KubeObjectParseError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'KubeObjectParseError';
+  }
+}
+
+/** HTTP status of a failed client-node call, or undefined for a network error or timeout. */
+export function statusCodeOf(error: unknown): number | undefined {
+  return error instanceof ApiException ? error.code : undefined;
+}
+
+/** Turns a client-node failure into the port's error types; `what` names the call. */
+export function toClusterError(error: unknown, cluster: string, what: string): Error {
+  const code = statusCodeOf(error);
+  const where = `${what} on cluster ${cluster}`;
+  if (code === undefined) {
+    return new ClusterUnavailableError(`${where} failed: ${messageOf(error)}`, { cause: error });
+  }
+  if (code === 429 || code >= 500) {
+    return new ClusterUnavailableError(`${where} failed with HTTP ${code}`, { cause: error });
+  }
+  return new ClusterRequestError(`${where} failed with HTTP ${code}`, code, { cause: error });
+}
+
+function messageOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+  return `${error.message}${cause}`;
+}
