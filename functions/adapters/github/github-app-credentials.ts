@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import type { SecretSource } from '../../config/settings.js';
+import { systemClock } from '../../ports/clock.js';
+import type { SecretClients } from '../secrets/secret-reader.js';
+import { createSecretReader } from '../secrets/secret-reader.js';
+
+export interface GithubAppCredentials {
+  appId: number;
+  /** PEM, PKCS#1 or PKCS#8. */
+  privateKey: string;
+}
+
+const PEM = /-----BEGIN (?:RSA )?PRIVATE KEY-----[\s\S]+-----END (?:RSA )?PRIVATE KEY-----/;
+
+const credentialsSchema = z.object({
+  appId: z.union([z.number().int().positive(), z.string().regex(/^\d+$/).transform(Number)]),
+  privateKey: z
+    .string()
+    .transform((key) => (key.includes('\n') ? key : key.replaceAll('\\n', '\n')).trim())
+    .refine((key) => PEM.test(key), 'not a PEM private key'),
+});
+
+/**
+ * Reads the App id and private key from one SSM SecureString parameter or Secrets Manager secret
+ * holding `{"appId": 123, "privateKey": "-----BEGIN RSA PRIVATE KEY-----\n…"}`. Clients are made
+ * by the given factories; nothing is read from the environment here.
+ */
+export async function loadGithubAppCredentials(
+  source: SecretSource,
+  clients: SecretClients,
+): Promise<GithubAppCredentials> {
+  const raw = await createSecretReader(source, clients, systemClock, 0)();
+  return parseGithubAppCredentials(raw, describe(source));
+}
+
+export function parseGithubAppCredentials(raw: string, where: string): GithubAppCredentials {
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (error) {
+    throw new Error(`${where} does not hold JSON`, { cause: error });
+  }
+  const parsed = credentialsSchema.safeParse(json);
+  if (!parsed.success) {
+    const bad = [...new Set(parsed.error.issues.map((i) => i.path.map(String).join('.')))];
+    throw new Error(`${where}: bad GitHub App credentials at ${bad.join(', ')}`, {
+      cause: parsed.error,
+    });
+  }
+  return parsed.data;
+}
+
+function describe(source: SecretSource): string {
+  switch (source.kind) {
+    case 'env':
+      return 'the configured value';
+    case 'ssm':
+      return `SSM parameter ${source.name}`;
+    case 'secrets-manager':
+      return `secret ${source.id}`;
+  }
+}

@@ -1,0 +1,302 @@
+import type { JobAnnotation } from '../../domain/annotations.js';
+import type { RunnerRegistration } from '../../domain/facts.js';
+import type { JobFacts, RunFacts } from '../../domain/observation.js';
+import type { Clock } from '../../ports/clock.js';
+import { systemClock } from '../../ports/clock.js';
+import type {
+  GithubGateway,
+  GithubMutation,
+  RepoRef,
+  RunnerOwner,
+} from '../../ports/github-gateway.js';
+import { collectPages, PER_PAGE } from './collect-pages.js';
+import { GithubRequestError } from './github-errors.js';
+import {
+  annotationsPageSchema,
+  installationSchema,
+  jobSchema,
+  jobsPageSchema,
+  parseBody,
+  runnersPageSchema,
+  runSchema,
+  toJobAnnotation,
+  toJobFacts,
+  toRunFacts,
+  toRunnerRegistration,
+} from './github-responses.js';
+import { refusalOutcome } from './mutation-outcome.js';
+import type { GatewayOctokit, OctokitFactoryOptions } from './octokit-factory.js';
+import { OctokitFactory } from './octokit-factory.js';
+import { isAuthPath, requestFailureOf, unavailableOrRequestError } from './request-failure.js';
+
+export interface GithubGatewayOptions extends OctokitFactoryOptions {
+  /** Reads `x-ratelimit-reset` against it. @default the system clock */
+  clock?: Clock;
+}
+
+interface Target {
+  octokit: GatewayOctokit;
+  owner: string;
+  repo: string;
+}
+
+/**
+ * runner-medic's GitHub, through octokit as a GitHub App: retry (never 403/409/422), throttling
+ * that waits only when the wait fits the invocation, one cached octokit per installation.
+ */
+export class OctokitGithubGateway implements GithubGateway {
+  private readonly octokits: OctokitFactory;
+  private readonly clock: Clock;
+  /** Installation id per account login, for refs that arrive without one. */
+  private readonly installationIds = new Map<string, Promise<number>>();
+
+  constructor(options: GithubGatewayOptions) {
+    this.octokits = new OctokitFactory(options);
+    this.clock = options.clock ?? systemClock;
+  }
+
+  async rerunJob(ref: RepoRef, jobId: number): Promise<GithubMutation> {
+    const t = await this.target(ref);
+    return this.mutate(`rerun job ${jobId} in ${ref.repo}`, () =>
+      t.octokit.rest.actions.reRunJobForWorkflowRun({
+        owner: t.owner,
+        repo: t.repo,
+        job_id: checkedId(jobId),
+      }),
+    );
+  }
+
+  async rerunFailedJobs(ref: RepoRef, runId: number): Promise<GithubMutation> {
+    const t = await this.target(ref);
+    return this.mutate(`rerun failed jobs of run ${runId} in ${ref.repo}`, () =>
+      t.octokit.rest.actions.reRunWorkflowFailedJobs({
+        owner: t.owner,
+        repo: t.repo,
+        run_id: checkedId(runId),
+      }),
+    );
+  }
+
+  async cancelRun(ref: RepoRef, runId: number): Promise<GithubMutation> {
+    const t = await this.target(ref);
+    return this.mutate(`cancel run ${runId} in ${ref.repo}`, () =>
+      t.octokit.rest.actions.cancelWorkflowRun({
+        owner: t.owner,
+        repo: t.repo,
+        run_id: checkedId(runId),
+      }),
+    );
+  }
+
+  async forceCancelRun(ref: RepoRef, runId: number): Promise<GithubMutation> {
+    const t = await this.target(ref);
+    return this.mutate(`force-cancel run ${runId} in ${ref.repo}`, () =>
+      t.octokit.rest.actions.forceCancelWorkflowRun({
+        owner: t.owner,
+        repo: t.repo,
+        run_id: checkedId(runId),
+      }),
+    );
+  }
+
+  async getJob(ref: RepoRef, jobId: number): Promise<JobFacts | null> {
+    const t = await this.target(ref);
+    const what = `get job ${jobId} in ${ref.repo}`;
+    const response = await this.read(what, () =>
+      t.octokit.rest.actions.getJobForWorkflowRun({
+        owner: t.owner,
+        repo: t.repo,
+        job_id: checkedId(jobId),
+      }),
+    );
+    return response && toJobFacts(parseBody(jobSchema, response.data, what));
+  }
+
+  async getRun(ref: RepoRef, runId: number): Promise<RunFacts | null> {
+    const t = await this.target(ref);
+    const what = `get run ${runId} in ${ref.repo}`;
+    const response = await this.read(what, () =>
+      t.octokit.rest.actions.getWorkflowRun({
+        owner: t.owner,
+        repo: t.repo,
+        run_id: checkedId(runId),
+      }),
+    );
+    return response && toRunFacts(parseBody(runSchema, response.data, what));
+  }
+
+  async listJobs(ref: RepoRef, runId: number): Promise<JobFacts[]> {
+    const t = await this.target(ref);
+    const what = `list jobs of run ${runId} in ${ref.repo}`;
+    return collectPages(async (page) => {
+      const response = await this.read(what, () =>
+        t.octokit.rest.actions.listJobsForWorkflowRun({
+          owner: t.owner,
+          repo: t.repo,
+          run_id: checkedId(runId),
+          filter: 'latest',
+          per_page: PER_PAGE,
+          page,
+        }),
+      );
+      if (!response) return { items: [], link: undefined };
+      const body = parseBody(jobsPageSchema, response.data, what);
+      return { items: body.jobs.map(toJobFacts), link: response.headers.link };
+    });
+  }
+
+  async listAnnotations(ref: RepoRef, jobId: number): Promise<JobAnnotation[]> {
+    const t = await this.target(ref);
+    const what = `list annotations of job ${jobId} in ${ref.repo}`;
+    return collectPages(async (page) => {
+      const response = await this.read(what, () =>
+        t.octokit.rest.checks.listAnnotations({
+          owner: t.owner,
+          repo: t.repo,
+          check_run_id: checkedId(jobId),
+          per_page: PER_PAGE,
+          page,
+        }),
+      );
+      if (!response) return { items: [], link: undefined };
+      const body = parseBody(annotationsPageSchema, response.data, what);
+      return { items: body.map(toJobAnnotation), link: response.headers.link };
+    });
+  }
+
+  async listRunners(
+    owner: RunnerOwner,
+    installationId: number | null,
+  ): Promise<RunnerRegistration[]> {
+    const id = await this.installationOf(owner, installationId);
+    const octokit = this.octokits.forInstallation(id);
+    const what = `list runners of ${describe(owner)}`;
+    return collectPages(async (page) => {
+      const call = () => {
+        if ('org' in owner) {
+          return octokit.rest.actions.listSelfHostedRunnersForOrg({
+            org: owner.org,
+            per_page: PER_PAGE,
+            page,
+          });
+        }
+        const [o, r] = splitRepo(owner.repo);
+        return octokit.rest.actions.listSelfHostedRunnersForRepo({
+          owner: o,
+          repo: r,
+          per_page: PER_PAGE,
+          page,
+        });
+      };
+      const response = await this.read(what, call);
+      if (!response) return { items: [], link: undefined };
+      const body = parseBody(runnersPageSchema, response.data, what);
+      return {
+        items: body.runners.map((runner) => toRunnerRegistration(runner, owner, id)),
+        link: response.headers.link,
+      };
+    });
+  }
+
+  async deleteRunner(
+    owner: RunnerOwner,
+    installationId: number | null,
+    runnerId: number,
+  ): Promise<GithubMutation> {
+    const id = await this.installationOf(owner, installationId);
+    const octokit = this.octokits.forInstallation(id);
+    return this.mutate(`delete runner ${runnerId} of ${describe(owner)}`, () => {
+      if ('org' in owner) {
+        return octokit.rest.actions.deleteSelfHostedRunnerFromOrg({
+          org: owner.org,
+          runner_id: checkedId(runnerId),
+        });
+      }
+      const [o, r] = splitRepo(owner.repo);
+      return octokit.rest.actions.deleteSelfHostedRunnerFromRepo({
+        owner: o,
+        repo: r,
+        runner_id: checkedId(runnerId),
+      });
+    });
+  }
+
+  private async target(ref: RepoRef): Promise<Target> {
+    const [owner, repo] = splitRepo(ref.repo);
+    const id = await this.installationOf({ repo: ref.repo }, ref.installationId);
+    return { octokit: this.octokits.forInstallation(id), owner, repo };
+  }
+
+  private async mutate(what: string, call: () => Promise<unknown>): Promise<GithubMutation> {
+    try {
+      await call();
+      return { result: 'done' };
+    } catch (error) {
+      return refusalOutcome(error, what, this.clock.now());
+    }
+  }
+
+  /** The response, or null when the target itself is not found (404). */
+  private async read<T>(what: string, call: () => Promise<T>): Promise<T | null> {
+    try {
+      return await call();
+    } catch (error) {
+      const failure = requestFailureOf(error);
+      if (failure?.status === 404 && !isAuthPath(failure.path)) return null;
+      throw unavailableOrRequestError(error, what, this.clock.now());
+    }
+  }
+
+  /** The given installation id, or the one GitHub names for the owner's account (cached). */
+  private installationOf(owner: RunnerOwner, given: number | null): Promise<number> {
+    if (given !== null) return Promise.resolve(checkedId(given));
+    const account = 'org' in owner ? owner.org : splitRepo(owner.repo)[0];
+    const key = account.toLowerCase();
+    let found = this.installationIds.get(key);
+    if (!found) {
+      found = this.lookUpInstallation(owner);
+      this.installationIds.set(key, found);
+      found.catch(() => this.installationIds.delete(key));
+    }
+    return found;
+  }
+
+  private async lookUpInstallation(owner: RunnerOwner): Promise<number> {
+    const app = this.octokits.forApp();
+    const what = `find the App installation for ${describe(owner)}`;
+    let data: unknown;
+    try {
+      const response =
+        'org' in owner
+          ? await app.rest.apps.getOrgInstallation({ org: owner.org })
+          : await app.rest.apps.getRepoInstallation({
+              owner: splitRepo(owner.repo)[0],
+              repo: splitRepo(owner.repo)[1],
+            });
+      data = response.data;
+    } catch (error) {
+      if (requestFailureOf(error)?.status === 404) {
+        throw new GithubRequestError(`${what}: the App is not installed there`, 404, {
+          cause: error,
+        });
+      }
+      throw unavailableOrRequestError(error, what, this.clock.now());
+    }
+    return parseBody(installationSchema, data, what).id;
+  }
+}
+
+function splitRepo(fullName: string): [string, string] {
+  const match = /^([^/\s]+)\/([^/\s]+)$/.exec(fullName);
+  if (!match?.[1] || !match[2]) throw new RangeError(`not an owner/repo name: ${fullName}`);
+  return [match[1], match[2]];
+}
+
+function checkedId(id: number): number {
+  if (!Number.isSafeInteger(id) || id <= 0) throw new RangeError(`not a GitHub id: ${id}`);
+  return id;
+}
+
+function describe(owner: RunnerOwner): string {
+  return 'org' in owner ? `org ${owner.org}` : `repo ${owner.repo}`;
+}
