@@ -33,10 +33,11 @@ export function gatewayFor(
   });
 }
 
-/** Requests the simulator served since `from`, as `METHOD path status`. */
-export function served(sim: GitHubSim, from = 0): string[] {
+/** Requests the simulator served since `from`, as `METHOD path status`; App (JWT) calls only if asked. */
+export function served(sim: GitHubSim, from = 0, withAppCalls = false): string[] {
   return sim
     .requests()
     .slice(from)
+    .filter((r) => withAppCalls || !r.path.startsWith('/app'))
     .map((r) => `${r.method} ${r.path} ${r.status}`);
 }
