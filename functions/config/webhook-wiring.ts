@@ -23,7 +23,10 @@ export function createDocumentClient(config: DynamoDBClientConfig = {}): DynamoD
   });
 }
 
-export function createPublisher(settings: WebhookSettings, clock: Clock): EventPublisher {
+export function createPublisher(
+  settings: Pick<WebhookSettings, 'sink' | 'busName' | 'eventBridgeEndpoint'>,
+  clock: Clock,
+): EventPublisher {
   if (settings.sink === 'stdout') return new StreamPublisher(process.stdout, clock);
   const client = new EventBridgeClient(
     settings.eventBridgeEndpoint ? { endpoint: settings.eventBridgeEndpoint } : {},

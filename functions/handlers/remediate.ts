@@ -1,26 +1,64 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
-import type { EventBridgeEvent } from 'aws-lambda';
+import { parseRemediateInput } from '../adapters/eventbridge/remediate-input.js';
 import { createLogger, createMetrics } from '../config/observability.js';
+import { engineFromEnvironment } from '../config/engine-wiring.js';
+import type { EngineProvider } from '../config/engine-wiring.js';
+import type { EngineReport } from '../engine/run-engine.js';
+import { runEngine } from '../engine/run-engine.js';
+import { engineObservability } from './engine-observability.js';
 
-const logger = createLogger('remediate');
-const metrics = createMetrics('remediate');
+export interface RemediateHandlerOptions {
+  engine: EngineProvider;
+  logger: Logger;
+  metrics: Metrics;
+}
+
+export type RemediateResult =
+  { status: 'rejected'; reason: string } | ({ status: 'done' } & EngineReport);
 
 /**
- * EventBridge target for observations, Kubernetes events and EC2 events. The remediation
- * engine is not wired in yet: this records what arrives and takes no action.
+ * EventBridge target: observations, Kubernetes events, EC2 events, wake-ups. Unrecognized input
+ * is logged and counted, never thrown (EventBridge would retry garbage); an unavailable API
+ * throws, so the async retry and the DLQ take over.
  */
-export const handler = middy(async (event: EventBridgeEvent<string, unknown>) => {
-  logger.info('input received; remediation engine not enabled, no action taken', {
-    source: event.source,
-    detailType: event['detail-type'],
-    eventId: event.id,
-  });
-  metrics.addDimensions({ source: event.source ?? 'unknown' });
-  metrics.addMetric('RemediateInput', MetricUnit.Count, 1);
-  return { status: 'observed', actions: 0 };
-})
-  .use(injectLambdaContext(logger, { resetKeys: true }))
-  .use(logMetrics(metrics));
+export function createRemediateHandler(options: RemediateHandlerOptions) {
+  const { logger, metrics } = options;
+  return middy(async (event: unknown, context: { getRemainingTimeInMillis(): number }) => {
+    const setup = await options.engine(() => context.getRemainingTimeInMillis());
+    const input = parseRemediateInput(
+      event,
+      setup.defaultCluster ? { defaultCluster: setup.defaultCluster } : {},
+    );
+    if (!input.ok) {
+      logger.warn('input rejected', { reason: input.reason });
+      metrics.addDimensions({ reason: 'unrecognized' });
+      metrics.addMetric('InputRejected', MetricUnit.Count, 1);
+      return { status: 'rejected', reason: input.reason } satisfies RemediateResult;
+    }
+    const report = await runEngine(input.trigger, {
+      ...setup.deps,
+      ...engineObservability(logger, metrics),
+    });
+    logger.info('engine run', {
+      trigger: input.trigger.kind,
+      recorded: report.recorded,
+      actions: report.actions.length,
+      held: report.held.length,
+      wakeAt: report.wakeAt,
+    });
+    return { status: 'done', ...report } satisfies RemediateResult;
+  })
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(logMetrics(metrics));
+}
+
+export const handler = createRemediateHandler({
+  engine: engineFromEnvironment(process.env),
+  logger: createLogger('remediate'),
+  metrics: createMetrics('remediate'),
+});

@@ -1,0 +1,127 @@
+import { z } from 'zod';
+import type { SecretSource } from './settings.js';
+import { ConfigError } from './settings.js';
+
+const text = z
+  .string()
+  .optional()
+  .transform((value) => (value && value.trim() !== '' ? value.trim() : undefined));
+
+const clusterAccessSchema = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('kubeconfig'),
+    kubeconfig: z.string().min(1),
+    context: z.string().optional(),
+  }),
+  z.strictObject({
+    kind: z.literal('kubeconfig-secret'),
+    secret: z.discriminatedUnion('kind', [
+      z.strictObject({ kind: z.literal('ssm'), name: z.string().min(1) }),
+      z.strictObject({ kind: z.literal('secrets-manager'), id: z.string().min(1) }),
+    ]),
+    context: z.string().optional(),
+  }),
+  z.strictObject({
+    kind: z.literal('eks'),
+    region: z.string().min(1),
+    eksClusterName: z.string().optional(),
+  }),
+]);
+
+const clustersSchema = z.record(z.string().min(1), clusterAccessSchema);
+
+const engineEnvSchema = z.object({
+  TABLE_NAME: z.string().min(3, 'TABLE_NAME needs at least 3 characters'),
+  DYNAMODB_ENDPOINT: text,
+  EVENT_SINK: z.enum(['eventbridge', 'stdout']).default('eventbridge'),
+  EVENT_BUS_NAME: z.string().min(1).default('default'),
+  EVENTBRIDGE_ENDPOINT: text,
+  POLICY: text,
+  POLICY_FILE: text,
+  POLICY_PARAMETER: text,
+  CLUSTERS: z.string().default('{}'),
+  GITHUB_API_URL: z.string().url().default('https://api.github.com'),
+  GITHUB_APP_CREDENTIALS: text,
+  GITHUB_APP_CREDENTIALS_PARAMETER: text,
+  GITHUB_APP_CREDENTIALS_ARN: text,
+  DEFAULT_CLUSTER_NAME: text,
+  SECRET_CACHE_SECONDS: z.coerce.number().int().nonnegative().default(300),
+});
+
+export type PolicySource =
+  | { kind: 'inline'; text: string }
+  | { kind: 'file'; path: string }
+  | { kind: 'ssm'; name: string }
+  | { kind: 'default' };
+
+export interface EngineSettings {
+  tableName: string;
+  dynamoEndpoint: string | undefined;
+  sink: 'eventbridge' | 'stdout';
+  busName: string;
+  eventBridgeEndpoint: string | undefined;
+  policy: PolicySource;
+  clusters: z.output<typeof clustersSchema>;
+  githubApiUrl: string;
+  githubApp: SecretSource;
+  defaultCluster: string | undefined;
+  secretCacheSeconds: number;
+}
+
+/** The remediate and reconcile functions' settings, every problem reported at once. */
+export function loadEngineSettings(env: Record<string, string | undefined>): EngineSettings {
+  const parsed = engineEnvSchema.safeParse(env);
+  const problems = parsed.success
+    ? []
+    : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+  let clusters: z.output<typeof clustersSchema> = {};
+  try {
+    const result = clustersSchema.safeParse(JSON.parse(env.CLUSTERS ?? '{}'));
+    if (result.success) clusters = result.data;
+    else
+      problems.push(
+        ...result.error.issues.map((i) => `CLUSTERS.${i.path.join('.')}: ${i.message}`),
+      );
+  } catch {
+    problems.push('CLUSTERS: not valid JSON');
+  }
+  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
+  const e = parsed.data;
+
+  const policies = [
+    e.POLICY && ({ kind: 'inline', text: e.POLICY } as const),
+    e.POLICY_FILE && ({ kind: 'file', path: e.POLICY_FILE } as const),
+    e.POLICY_PARAMETER && ({ kind: 'ssm', name: e.POLICY_PARAMETER } as const),
+  ].filter((p): p is Exclude<PolicySource, { kind: 'default' }> => Boolean(p));
+  if (policies.length > 1)
+    problems.push('set at most one of POLICY, POLICY_FILE or POLICY_PARAMETER');
+
+  const apps = [
+    e.GITHUB_APP_CREDENTIALS && ({ kind: 'env', value: e.GITHUB_APP_CREDENTIALS } as const),
+    e.GITHUB_APP_CREDENTIALS_PARAMETER &&
+      ({ kind: 'ssm', name: e.GITHUB_APP_CREDENTIALS_PARAMETER } as const),
+    e.GITHUB_APP_CREDENTIALS_ARN &&
+      ({ kind: 'secrets-manager', id: e.GITHUB_APP_CREDENTIALS_ARN } as const),
+  ].filter((s): s is SecretSource => Boolean(s));
+  if (apps.length !== 1) {
+    problems.push(
+      'set exactly one of GITHUB_APP_CREDENTIALS, GITHUB_APP_CREDENTIALS_PARAMETER or GITHUB_APP_CREDENTIALS_ARN',
+    );
+  }
+  const [githubApp] = apps;
+  if (problems.length > 0 || !githubApp) throw new ConfigError(problems);
+
+  return {
+    tableName: e.TABLE_NAME,
+    dynamoEndpoint: e.DYNAMODB_ENDPOINT,
+    sink: e.EVENT_SINK,
+    busName: e.EVENT_BUS_NAME,
+    eventBridgeEndpoint: e.EVENTBRIDGE_ENDPOINT,
+    policy: policies[0] ?? { kind: 'default' },
+    clusters,
+    githubApiUrl: e.GITHUB_API_URL,
+    githubApp,
+    defaultCluster: e.DEFAULT_CLUSTER_NAME,
+    secretCacheSeconds: e.SECRET_CACHE_SECONDS,
+  };
+}
