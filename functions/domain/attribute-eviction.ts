@@ -5,7 +5,21 @@ import type { Loss, NodeSignal } from './loss.js';
  * handler or spot warning, that is who evicted it.
  */
 export function attributeEviction(loss: Loss, nodeSignals: readonly NodeSignal[]): Loss {
-  if (loss.cause.kind !== 'api-eviction' || loss.cause.by !== 'unknown') return loss;
+  if (loss.cause.kind !== 'api-eviction') return loss;
+  // Karpenter drains an interrupted spot node too; its eviction text then says "Forceful…".
+  if (loss.cause.by === 'karpenter') {
+    const spot = nodeSignals.find((s) => s.kind === 'spot-interruption-warning');
+    if (!spot) return loss;
+    return {
+      ...loss,
+      cause: { ...loss.cause, by: 'spot-interruption' },
+      signal: {
+        source: loss.signal.source,
+        detail: `${loss.signal.detail}; node: ${spot.signal.detail}`,
+      },
+    };
+  }
+  if (loss.cause.by !== 'unknown') return loss;
   const kinds = new Set(nodeSignals.map((s) => s.kind));
   const by = kinds.has('spot-interruption-warning')
     ? 'spot-interruption'

@@ -401,6 +401,24 @@ describe('attributeEviction', () => {
     signal: { source: 'node-event' as const, detail: kind },
     at: T0,
   });
+  it('a Karpenter eviction on a node with a spot warning is a spot interruption', () => {
+    const k = classifyEvent(
+      event({
+        reason: 'Evicted',
+        message: 'Evicted pod: Forceful Termination',
+        component: 'karpenter',
+      }),
+    );
+    if (k.kind !== 'loss') throw new Error('expected a loss');
+    const l = attributeEviction(k.loss, [sig('spot-interruption-warning')]);
+    expect(l.cause).toEqual({
+      kind: 'api-eviction',
+      by: 'spot-interruption',
+      karpenterReason: 'forceful',
+    });
+    expect(attributeEviction(k.loss, [sig('karpenter-disruption')]).cause).toEqual(k.loss.cause);
+  });
+
   it.each([
     [[sig('karpenter-disruption')], 'karpenter'],
     [[sig('nth-drain')], 'node-termination-handler'],
