@@ -25,7 +25,8 @@ export type Reply = { status: number; body: unknown };
  */
 export class LoopbackProxy {
   readonly seen: ProxyRequest[] = [];
-  intercept: ((req: ProxyRequest) => Reply | undefined) | undefined;
+  /** `hang`: never answer (the client's timeout must fire). */
+  intercept: ((req: ProxyRequest) => Reply | 'hang' | undefined) | undefined;
   beforeForward: ((req: ProxyRequest) => void) | undefined;
   authorize: ((authorization: string | undefined) => string | Reply) | undefined;
   private server: Server | undefined;
@@ -68,6 +69,7 @@ export class LoopbackProxy {
     };
     this.seen.push(seen);
     const fault = this.intercept?.(seen);
+    if (fault === 'hang') return;
     if (fault) return reply(res, fault);
     const headers = { ...req.headers };
     if (this.authorize) {
