@@ -77,12 +77,14 @@ function rerunRun(ctx: RuleContext, jobs: JobRecord[]): void {
   const verdicts = ended.map((j) => verdict(ctx, j));
   const lost = verdicts.filter((v) => v.kind === 'lost');
   const lead = lost[0];
-  if (!lead) return;
   const unknown = verdicts.filter((v) => v.kind === 'unknown');
   const installationId = first.installationId;
+  // Read the annotations of failed jobs that ran on our runners (to find a loss), and of every
+  // failed job in a run with a loss (a genuine failure there rules out rerun-failed-jobs).
   for (const u of unknown)
-    need(ctx, { kind: 'annotations', repo, installationId, jobId: u.job.job.jobId });
-  if (unknown.length > 0) return;
+    if (lead || runnerOfJob(ctx.c, u.job)?.arcOwned)
+      need(ctx, { kind: 'annotations', repo, installationId, jobId: u.job.job.jobId });
+  if (!lead || unknown.length > 0) return;
 
   const eff = effectiveFor(ctx, runnerScope(lead.runner, repo));
   const rules = eff.rules.rerunKilledJob;

@@ -147,6 +147,19 @@ describe('rule 3: re-run a killed job', () => {
     ]);
   });
 
+  it.each([
+    ['on a known ARC runner: asks for them', NAME, true],
+    ['on a runner runner-medic does not know: does not', 'i-0abc-ec2-runner', false],
+  ])('a failed job without annotations %s', (_, runnerName, asks) => {
+    const d = decide(
+      karpenterKilled({ jobs: [job({ jobId: 111, runnerName }, null)], runs: [run()] }),
+      DEFAULT_POLICY,
+      T0 + 120_000,
+    );
+    expect(d.actions).toEqual([]);
+    expect(d.needs.some((n) => n.kind === 'annotations' && n.jobId === 111)).toBe(asks);
+  });
+
   it('carries the cause and signal from the cluster, the job URL, and a reason', () => {
     const [a] = decide(
       karpenterKilled({ jobs: [lostJob], runs: [run()] }),

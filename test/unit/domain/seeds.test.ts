@@ -171,7 +171,18 @@ describe('seed 004: Karpenter consolidation kills a busy runner mid-job', () => 
     f = { ...f, listings: [{ cluster: CLUSTER, namespace: NS, at: T0 + 5_000 }] };
     expect(decide(f, DEFAULT_POLICY, T0 + 10_000).actions).toEqual([]);
 
-    // The job fails with the runner's shutdown annotation; a sibling is cancelled by fail-fast.
+    // The job fails: decide asks for its annotations before judging it.
+    const failed = job({ jobId: 501, completedAt: iso(T0 + 20_000) }, null);
+    const asks = decide({ ...f, jobs: [failed] }, DEFAULT_POLICY, T0 + 20_500);
+    expect(asks.actions).toEqual([]);
+    expect(asks.needs).toContainEqual({
+      kind: 'annotations',
+      repo: 'acme/app',
+      installationId: 77,
+      jobId: 501,
+    });
+
+    // They hold the runner's shutdown signal; a sibling was cancelled by fail-fast.
     const killed = job({ jobId: 501, completedAt: iso(T0 + 20_000) }, [
       { annotation_level: 'failure', message: SHUTDOWN_ANNOTATION, path: '.github' },
       { annotation_level: 'failure', message: 'The operation was canceled.', path: '.github' },
