@@ -261,12 +261,51 @@ export function runnersOnInstance(c: Correlation, instanceId: string): RunnerVie
   return c.runners.filter((v) => v.node?.instanceId === instanceId);
 }
 
-/** The ARC runner a job ran on, if runner-medic knows it. */
+/** `arc-runner-set-2fh9q-runner-tkvlz` → `arc-runner-set-2fh9q` (its EphemeralRunnerSet). */
+export function runnerSetPrefix(name: string): string | null {
+  const m = /^(.+)-runner-[a-z0-9]+$/.exec(name);
+  return m?.[1] ?? null;
+}
+
+/**
+ * The ARC runner a job ran on, if runner-medic knows it: by name, by ER job fields, or, when
+ * nothing of the runner itself was seen, by a known runner of the same EphemeralRunnerSet (name
+ * prefix) whose scale set is among the job's labels. That last view has no objects and no loss.
+ */
 export function runnerOfJob(c: Correlation, job: JobRecord): RunnerView | null {
   const name = job.job.runnerName;
   const direct = name ? (c.byName.get(name) ?? []) : [];
   const found =
     direct[0] ??
     c.runners.find((v) => v.jobFields !== null && matchesErFields(job, v.name, v.jobFields));
-  return found ?? null;
+  if (found || !name) return found ?? null;
+  const prefix = runnerSetPrefix(name);
+  const labels = job.job.labels.map((l) => l.toLowerCase());
+  const kin = c.runners.find(
+    (v) =>
+      v.arcOwned &&
+      prefix !== null &&
+      runnerSetPrefix(v.name) === prefix &&
+      v.scaleSet !== null &&
+      labels.includes(v.scaleSet.toLowerCase()),
+  );
+  if (!kin) return null;
+  return {
+    ...kin,
+    name,
+    pod: null,
+    er: null,
+    node: null,
+    nodeName: null,
+    podMissingSince: null,
+    jobFields: null,
+    runnerId: job.job.runnerId,
+    jobs: [job],
+    busy: true,
+    losses: [],
+    loss: null,
+    lostAt: null,
+    nodeSignals: [],
+    warnings: [],
+  };
 }

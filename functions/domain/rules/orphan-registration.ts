@@ -1,16 +1,10 @@
-import type { RunnerView } from '../correlate.js';
+import { runnerSetPrefix, type RunnerView } from '../correlate.js';
 import { idempotencyKey } from '../idempotency-key.js';
 import { effectiveFor, propose, runnerScope, wake, type RuleContext } from './context.js';
 import { retryState } from './retry.js';
 
 const RETRY_INTERVAL_SECONDS = 60;
 const RETRY_FOR_SECONDS = 6 * 3600;
-
-/** `arc-runner-set-2fh9q-runner-tkvlz` → `arc-runner-set-2fh9q` (its EphemeralRunnerSet). */
-export const runnerSetPrefix = (name: string): string | null => {
-  const m = /^(.+)-runner-[a-z0-9]+$/.exec(name);
-  return m?.[1] ?? null;
-};
 
 /**
  * Rule 5: a GitHub runner registration offline past `graceSeconds`, named like a runner of an

@@ -131,6 +131,27 @@ describe('rule 3: re-run a killed job', () => {
       { jobs: [job({ jobId: 108, runnerName: 'i-0abc-ec2-runner' }, lostAnno)], runs: [run()] },
       [],
     ],
+    [
+      'lost on an unseen runner of a known EphemeralRunnerSet serving its label',
+      {
+        jobs: [job({ jobId: 112, runnerName: 'arc-runner-set-2fh9q-runner-qqqqq' }, lostAnno)],
+        runs: [run()],
+      },
+      ['rerun-failed-jobs 112'],
+    ],
+    [
+      'same prefix but the job asked for another scale set: nothing',
+      {
+        jobs: [
+          job(
+            { jobId: 113, runnerName: 'arc-runner-set-2fh9q-runner-qqqqq', labels: ['gpu'] },
+            lostAnno,
+          ),
+        ],
+        runs: [run()],
+      },
+      [],
+    ],
   ])('%s', (_, o, expected) => {
     expect(summary(karpenterKilled(o))).toEqual(expected);
   });
