@@ -24,6 +24,7 @@ export class EventBridgeSim {
   readonly entries: ReceivedEntry[] = [];
   calls = 0;
   private server: http.Server | undefined;
+  private readonly listeners: ((entry: ReceivedEntry) => void)[] = [];
 
   constructor(public options: EventBridgeSimOptions = {}) {}
 
@@ -43,6 +44,11 @@ export class EventBridgeSim {
     if (!server) return;
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** Called for every accepted entry, as the bus would route it to a target. */
+  onEntry(listener: (entry: ReceivedEntry) => void): void {
+    this.listeners.push(listener);
   }
 
   /** Accepted entries' details, parsed. */
@@ -70,6 +76,7 @@ export class EventBridgeSim {
         return { ErrorCode: 'InternalFailure', ErrorMessage: 'injected entry failure' };
       }
       this.entries.push(entry);
+      for (const listener of this.listeners) listener(entry);
       return { EventId: `sim-${this.entries.length}` };
     });
     send(200, {

@@ -1,0 +1,22 @@
+import type { AuditEntry } from '../kube/api/audit.js';
+import type { AppliedFault } from './outcome.js';
+import type { ScenarioFault } from './scenario-schema.js';
+
+/** An event as the cluster side puts it on EventBridge (kubernetes-event-exporter, or EC2). */
+export interface BusEntry {
+  source: string;
+  'detail-type': string;
+  detail: unknown;
+}
+
+/** What the scenario runner needs of one simulated cluster. */
+export interface ClusterTwin {
+  readonly name: string;
+  /** A kubeconfig for the API server, authenticating as `actor`. */
+  kubeconfig(actor: 'runner-medic' | 'user'): string;
+  audit(): AuditEntry[];
+  /** Events exported to the bus (already thinned by the scenario's event drop rate). */
+  onBusEntry(listener: (entry: BusEntry) => void): void;
+  applyFault(fault: ScenarioFault): Promise<AppliedFault>;
+  stop(): Promise<void>;
+}

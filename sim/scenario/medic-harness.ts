@@ -1,0 +1,214 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import type { Context } from 'aws-lambda';
+import { EventBridgePublisher } from '../../functions/adapters/bus/eventbridge-publisher.js';
+import { OctokitGithubGateway } from '../../functions/adapters/github/github-gateway.js';
+import { createWebhookVerifier } from '../../functions/adapters/github/webhook-verifier.js';
+import { ClusterConnections } from '../../functions/adapters/kubernetes/cluster-connections.js';
+import { DynamoDeliveryLedger } from '../../functions/adapters/store/dynamo-delivery-ledger.js';
+import { DynamoFactsStore } from '../../functions/adapters/store/dynamo-facts-store.js';
+import { WAKE_SOURCE } from '../../functions/adapters/eventbridge/remediate-input.js';
+import type { EngineProvider } from '../../functions/config/engine-wiring.js';
+import { createDocumentClient } from '../../functions/config/webhook-wiring.js';
+import type { Policy } from '../../functions/domain/policy.js';
+import { createGithubWebhookHandler } from '../../functions/handlers/github-webhook.js';
+import { createReconcileHandler } from '../../functions/handlers/reconcile.js';
+import { createRemediateHandler } from '../../functions/handlers/remediate.js';
+import { startEmbeddedDynamo } from '../../functions/local/embedded-dynamo.js';
+import type { EmbeddedDynamo } from '../../functions/local/embedded-dynamo.js';
+import type { FunctionUrlHandler, LocalServer } from '../../functions/local/function-url-server.js';
+import { startFunctionUrlServer } from '../../functions/local/function-url-server.js';
+import { EventBridgeSim } from '../aws/eventbridge-sim.js';
+import type { ReceivedEntry } from '../aws/eventbridge-sim.js';
+import type { SimClock } from '../clock.js';
+import type { GitHubSim } from '../github/github-sim.js';
+
+export interface MedicHarnessOptions {
+  clock: SimClock;
+  github: GitHubSim;
+  /** Kubeconfig per cluster name, authenticating as runner-medic. */
+  kubeconfigs: Record<string, string>;
+  policy: Policy;
+  sweepSeconds: number;
+  /** Delay between a PutEvents and the target's invocation. @default 500 ms */
+  busDelayMs?: number;
+  /** Print runner-medic's own logs. @default false */
+  verbose?: boolean;
+}
+
+export interface RemediationRecord {
+  at: number;
+  detail: Record<string, unknown>;
+}
+
+const WEBHOOK_SECRET = 'scenario-webhook-secret';
+const AWS = { region: 'eu-west-1', credentials: { accessKeyId: 'sim', secretAccessKey: 'sim' } };
+
+/**
+ * runner-medic as deployed, around the simulators: GitHub's webhooks reach the real
+ * github-webhook handler over HTTP; what it publishes, the cluster's exported events and EC2
+ * events reach the real remediate handler through a loopback EventBridge; the schedule drives
+ * reconcile. Every handler reads time from the scenario's clock.
+ */
+export class MedicHarness {
+  readonly bus = new EventBridgeSim();
+  readonly remediations: RemediationRecord[] = [];
+  readonly errors: string[] = [];
+  private dynamo: EmbeddedDynamo | undefined;
+  private server: LocalServer | undefined;
+  private remediate: ReturnType<typeof createRemediateHandler> | undefined;
+  private reconcile: ReturnType<typeof createReconcileHandler> | undefined;
+  private readonly wakes = new Set<number>();
+  private stopped = false;
+
+  constructor(private readonly options: MedicHarnessOptions) {}
+
+  async start(): Promise<void> {
+    const { clock, github } = this.options;
+    this.dynamo = await startEmbeddedDynamo('runner-medic-scenario');
+    const busUrl = await this.bus.start();
+    const documents = createDocumentClient(this.dynamo.clientConfig);
+    const publisher = new EventBridgePublisher(
+      new EventBridgeClient({ ...AWS, endpoint: busUrl, maxAttempts: 1 }),
+      { busName: 'runner-medic', sleep: async () => undefined },
+    );
+    const logger = () =>
+      new Logger({
+        serviceName: 'runner-medic',
+        logLevel: this.options.verbose ? 'INFO' : 'SILENT',
+      });
+    const metrics = () => new Metrics({ namespace: 'RunnerMedic', serviceName: 'runner-medic' });
+
+    const webhook = createGithubWebhookHandler({
+      ingress: async () => ({
+        verifier: createWebhookVerifier([WEBHOOK_SECRET]),
+        ledger: new DynamoDeliveryLedger(documents, this.dynamo?.tableName ?? ''),
+        publisher,
+        clock,
+        maxBodyBytes: 1024 * 1024,
+        deliveryTtlSeconds: 8 * 24 * 3600,
+      }),
+      logger: logger(),
+      metrics: metrics(),
+    });
+    this.server = await startFunctionUrlServer({ '/webhook': webhook as FunctionUrlHandler }, 0);
+    github.setWebhookTarget({ url: `${this.server.url}/webhook`, secret: WEBHOOK_SECRET });
+
+    const clusters = new ClusterConnections({
+      clusters: Object.fromEntries(
+        Object.entries(this.options.kubeconfigs).map(([name, kubeconfig]) => [
+          name,
+          { kind: 'kubeconfig' as const, kubeconfig },
+        ]),
+      ),
+      clock,
+    });
+    const gateway = new OctokitGithubGateway({
+      baseUrl: github.baseUrl,
+      appId: github.app.appId,
+      privateKey: github.app.privateKey,
+      remainingTimeMs: () => 60_000,
+      writeSpacingMs: 0,
+      retryBaseMs: 0,
+      rateLimitSecondMs: 0,
+      clock,
+    });
+    const engine: EngineProvider = async () => ({
+      deps: {
+        store: new DynamoFactsStore(documents, this.dynamo?.tableName ?? ''),
+        clusters,
+        github: gateway,
+        bus: publisher,
+        policy: async () => this.options.policy,
+        clock,
+        wake: { wakeAt: async (at) => this.scheduleWake(at) },
+      },
+    });
+    this.remediate = createRemediateHandler({ engine, logger: logger(), metrics: metrics() });
+    this.reconcile = createReconcileHandler({ engine, logger: logger(), metrics: metrics() });
+
+    this.bus.onEntry((entry) => this.route(entry));
+    this.scheduleSweep(clock.now() + this.options.sweepSeconds * 1000);
+  }
+
+  /** A cluster-side event (exporter or EC2) put on the bus. */
+  putClusterEvent(event: { source: string; 'detail-type': string; detail: unknown }): void {
+    this.options.clock.after(this.options.busDelayMs ?? 500, `bus ${event['detail-type']}`, () =>
+      this.invoke('remediate', {
+        ...event,
+        id: 'sim',
+        time: new Date(this.options.clock.now()).toISOString(),
+      }),
+    );
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.options.github.setWebhookTarget(undefined);
+    await this.server?.close();
+    await this.bus.stop();
+    await this.dynamo?.close();
+  }
+
+  private route(entry: ReceivedEntry): void {
+    const detail = JSON.parse(entry.Detail) as Record<string, unknown>;
+    if (entry.DetailType === 'Remediation') {
+      this.remediations.push({ at: this.options.clock.now(), detail });
+      return;
+    }
+    this.options.clock.after(this.options.busDelayMs ?? 500, `bus ${entry.DetailType}`, () =>
+      this.invoke('remediate', {
+        source: entry.Source,
+        'detail-type': entry.DetailType,
+        detail,
+        id: 'sim',
+        time: new Date(this.options.clock.now()).toISOString(),
+      }),
+    );
+  }
+
+  private scheduleSweep(at: number): void {
+    this.options.clock.at(at, 'reconcile sweep', async () => {
+      if (this.stopped) return;
+      await this.invoke('reconcile', { source: 'aws.events', 'detail-type': 'Scheduled Event' });
+      this.scheduleSweep(at + this.options.sweepSeconds * 1000);
+    });
+  }
+
+  private scheduleWake(at: number): void {
+    if (this.wakes.has(at)) return;
+    this.wakes.add(at);
+    this.options.clock.at(at, 'wake', () =>
+      this.invoke('remediate', { source: WAKE_SOURCE, 'detail-type': 'Wake', detail: {} }),
+    );
+  }
+
+  private async invoke(fn: 'remediate' | 'reconcile', event: object): Promise<void> {
+    if (this.stopped) return;
+    const handler = fn === 'remediate' ? this.remediate : this.reconcile;
+    try {
+      await handler?.(event, lambdaContext(fn));
+    } catch (error) {
+      // EventBridge would retry and then dead-letter; the scenario records it.
+      this.errors.push(`${fn} at ${this.options.clock.now()}: ${(error as Error).message}`);
+    }
+  }
+}
+
+function lambdaContext(fn: string): Context {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: `runner-medic-scenario-${fn}`,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:eu-west-1:000000000000:function:runner-medic-scenario-${fn}`,
+    memoryLimitInMB: '256',
+    awsRequestId: 'scenario',
+    logGroupName: 'scenario',
+    logStreamName: 'scenario',
+    getRemainingTimeInMillis: () => 60_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}

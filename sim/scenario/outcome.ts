@@ -1,0 +1,367 @@
+import type { AuditEntry as GithubAudit, Job, Run, Runner } from '../github/model/types.js';
+import type { AuditEntry as KubeAudit } from '../kube/api/audit.js';
+import type { Expectation, Scenario } from './scenario-schema.js';
+
+/** The fixed JSON shape other tools read: add fields freely, rename none. */
+export interface ScenarioOutcome {
+  scenario: string;
+  remediation: boolean;
+  passed: boolean;
+  jobs: JobOutcome[];
+  actions: ActionOutcome[];
+  violations: string[];
+  failedExpectations: string[];
+  /** Invocations that failed (EventBridge would retry them); not violations by themselves. */
+  errors: string[];
+  /** Mutating calls per API made by runner-medic. */
+  medicCalls: { kubernetes: number; github: number };
+  simulatedSeconds: number;
+}
+
+export interface JobOutcome {
+  name: string;
+  run: number;
+  status: string;
+  conclusion: string | null;
+  attempts: number;
+  lostAt: number | null;
+  actionAt: number | null;
+  recoveredAt: number | null;
+}
+
+export type Actor = 'runner-medic' | 'arc' | 'kubelet' | 'karpenter' | 'github' | 'user';
+
+export interface ActionOutcome {
+  at: number;
+  by: Actor | string;
+  api: 'kubernetes' | 'github';
+  verb: string;
+  target: string;
+  rule: string | null;
+  status: number;
+}
+
+/** A fault the runner applied, and the runner pods it hit. */
+export interface AppliedFault {
+  at: number;
+  kind: string;
+  cluster: string;
+  namespace: string | null;
+  scaleSet: string | null;
+  pods: string[];
+}
+
+export interface OutcomeInput {
+  scenario: Scenario;
+  remediation: boolean;
+  start: number;
+  end: number;
+  runs: Run[];
+  runners: Runner[];
+  githubAudit: readonly GithubAudit[];
+  kubeAudit: { cluster: string; entries: KubeAudit[] }[];
+  faults: AppliedFault[];
+  remediations: { at: number; detail: Record<string, unknown> }[];
+  errors: string[];
+  rerunBudget: number;
+}
+
+const seconds = (start: number, at: number | null) => (at === null ? null : (at - start) / 1000);
+
+export function buildOutcome(input: OutcomeInput): ScenarioOutcome {
+  const { start } = input;
+  const medicGithub = input.githubAudit.filter((a) => a.by === 'runner-medic');
+  const medicKube = input.kubeAudit.flatMap((c) =>
+    c.entries.filter((e) => e.by === 'runner-medic').map((e) => ({ cluster: c.cluster, e })),
+  );
+
+  const jobs: JobOutcome[] = [];
+  input.runs.forEach((run, runIndex) => {
+    const names = [...new Set(run.jobs.map((j) => j.name))];
+    for (const name of names) {
+      const executions = run.jobs.filter((j) => j.name === name);
+      const last = executions[executions.length - 1];
+      if (!last) continue;
+      const lostAt = lossTime(executions, input.runners, input.faults);
+      const actionAt =
+        lostAt === null
+          ? null
+          : firstAction(run, executions, lostAt, medicGithub, medicKube, input.faults);
+      jobs.push({
+        name,
+        run: runIndex,
+        status: last.status,
+        conclusion: last.conclusion,
+        attempts: executions.length,
+        lostAt: seconds(start, lostAt),
+        actionAt: seconds(start, actionAt),
+        recoveredAt: seconds(
+          start,
+          lostAt === null ? null : recoveryTime(run, executions, lostAt, input),
+        ),
+      });
+    }
+  });
+
+  const rules = ruleIndex(input.remediations);
+  const actions: ActionOutcome[] = [
+    ...input.githubAudit.map((a) => ({
+      at: (a.at - start) / 1000,
+      by: a.by,
+      api: 'github' as const,
+      verb: a.verb,
+      target: a.target,
+      rule: a.by === 'runner-medic' ? (rules.get(`github ${a.target}`) ?? null) : null,
+      status: a.status,
+    })),
+    ...input.kubeAudit.flatMap((c) =>
+      c.entries.map((e) => {
+        const target = `${c.cluster}/${e.resource}/${e.namespace ?? ''}/${e.name ?? ''}`;
+        return {
+          at: (e.at - start) / 1000,
+          by: e.by,
+          api: 'kubernetes' as const,
+          verb: e.subresource ? `${e.verb} ${e.subresource}` : e.verb,
+          target,
+          rule: e.by === 'runner-medic' ? (rules.get(`kubernetes ${target}`) ?? null) : null,
+          status: e.code,
+        };
+      }),
+    ),
+  ].sort((a, b) => a.at - b.at);
+
+  const violations = [
+    ...medicKube.flatMap(({ cluster, e }) => nonRunnerTouch(cluster, e)),
+    ...budgetViolations(input.runs, medicGithub, input.rerunBudget),
+    ...duplicateEffects(medicKube, medicGithub),
+  ];
+  const medicActions = actions.filter((a) => a.by === 'runner-medic');
+  const expectation = input.remediation
+    ? input.scenario.expect.remediation
+    : input.scenario.expect.baseline;
+  const failedExpectations = checkExpectation(expectation, jobs, medicActions);
+  return {
+    scenario: input.scenario.name,
+    remediation: input.remediation,
+    passed: violations.length === 0 && failedExpectations.length === 0,
+    jobs,
+    actions,
+    violations,
+    failedExpectations,
+    errors: input.errors,
+    medicCalls: { kubernetes: medicKube.length, github: medicGithub.length },
+    simulatedSeconds: (input.end - start) / 1000,
+  };
+}
+
+/** When the job's runner was lost: its runner stopped abnormally, or a fault hit its scale set while it waited. */
+function lossTime(executions: Job[], runners: Runner[], faults: AppliedFault[]): number | null {
+  const times: number[] = [];
+  for (const job of executions) {
+    const runner = runners.find((r) => r.jobId === job.id);
+    if (
+      runner?.stoppedAt != null &&
+      (runner.stopped === 'sigterm' || runner.stopped === 'killed')
+    ) {
+      times.push(runner.stoppedAt);
+    }
+  }
+  const first = executions[0];
+  if (first) {
+    const pickedUp =
+      executions.find((j) => j.runnerName !== null)?.startedAt ?? Number.POSITIVE_INFINITY;
+    for (const fault of faults) {
+      const hitsItsSet = fault.scaleSet !== null && first.labels.includes(fault.scaleSet);
+      if (
+        hitsItsSet &&
+        fault.pods.length > 0 &&
+        fault.at >= first.createdAt &&
+        fault.at < pickedUp
+      ) {
+        times.push(fault.at);
+      }
+    }
+  }
+  return times.length > 0 ? Math.min(...times) : null;
+}
+
+function firstAction(
+  run: Run,
+  executions: Job[],
+  lostAt: number,
+  github: GithubAudit[],
+  kube: { cluster: string; e: KubeAudit }[],
+  faults: AppliedFault[],
+): number | null {
+  const ids = new Set(executions.map((j) => String(j.id)));
+  const namespaces = new Set(faults.map((f) => f.namespace).filter((n): n is string => n !== null));
+  const times = [
+    ...github
+      .filter(
+        (a) =>
+          a.at >= lostAt &&
+          (a.target.endsWith(`/runs/${run.id}`) || ids.has(a.target.split('/').pop() ?? '')),
+      )
+      .map((a) => a.at),
+    ...kube
+      .filter(({ e }) => e.at >= lostAt && namespaces.has(e.namespace ?? ''))
+      .map(({ e }) => e.at),
+  ];
+  return times.length > 0 ? Math.min(...times) : null;
+}
+
+/** When the job ran again on a healthy runner, or a re-run of its run was accepted. */
+function recoveryTime(
+  run: Run,
+  executions: Job[],
+  lostAt: number,
+  input: OutcomeInput,
+): number | null {
+  const healthyStarts = executions
+    .filter((j) => j.runnerName !== null && j.startedAt > lostAt)
+    .filter((j) => {
+      const runner = input.runners.find((r) => r.jobId === j.id);
+      return !(runner?.stopped === 'sigterm' || runner?.stopped === 'killed');
+    })
+    .map((j) => j.startedAt);
+  const reruns = input.githubAudit
+    .filter(
+      (a) =>
+        a.at >= lostAt &&
+        a.status === 201 &&
+        a.verb.startsWith('rerun') &&
+        (a.target.endsWith(`/runs/${run.id}`) ||
+          executions.some((j) => a.target.endsWith(`/jobs/${j.id}`))),
+    )
+    .map((a) => a.at);
+  const times = [...healthyStarts, ...reruns];
+  return times.length > 0 ? Math.min(...times) : null;
+}
+
+function ruleIndex(remediations: { detail: Record<string, unknown> }[]): Map<string, string> {
+  const index = new Map<string, string>();
+  for (const { detail } of remediations) {
+    const target = detail.target as Record<string, unknown> | undefined;
+    const rule = String(detail.rule ?? '');
+    if (!target) continue;
+    if (typeof target.runId === 'number')
+      index.set(`github repos/${String(target.repo)}/actions/runs/${target.runId}`, rule);
+    if (typeof target.jobId === 'number')
+      index.set(`github repos/${String(target.repo)}/actions/jobs/${target.jobId}`, rule);
+    if (typeof target.runnerId === 'number') {
+      const owner = target.owner as { org?: string; repo?: string } | undefined;
+      const path = owner?.org ? `orgs/${owner.org}` : `repos/${owner?.repo ?? ''}`;
+      index.set(`github ${path}/actions/runners/${target.runnerId}`, rule);
+    }
+    if (typeof target.cluster === 'string' && typeof target.name === 'string') {
+      const resource =
+        target.kind === 'delete-pod' ? 'pods' : 'ephemeralrunners.actions.github.com';
+      index.set(
+        `kubernetes ${target.cluster}/${resource}/${String(target.namespace)}/${target.name}`,
+        rule,
+      );
+    }
+  }
+  return index;
+}
+
+function nonRunnerTouch(cluster: string, e: KubeAudit): string[] {
+  const owners = e.ownerReferences.map((o) => o.kind);
+  const isRunnerPod =
+    e.resource === 'pods' &&
+    e.labels['actions-ephemeral-runner'] === 'True' &&
+    owners.includes('EphemeralRunner');
+  const isRunner =
+    e.resource === 'ephemeralrunners.actions.github.com' &&
+    Boolean(e.labels['actions.github.com/scale-set-name']) &&
+    owners.includes('EphemeralRunnerSet');
+  return isRunnerPod || isRunner
+    ? []
+    : [
+        `runner-medic ${e.verb} ${cluster}/${e.resource}/${e.namespace ?? ''}/${e.name ?? ''}: not an ARC runner`,
+      ];
+}
+
+function budgetViolations(runs: Run[], github: readonly GithubAudit[], budget: number): string[] {
+  const out: string[] = [];
+  for (const run of runs) {
+    const jobIds = new Set(run.jobs.map((j) => `/jobs/${j.id}`));
+    const reruns = github.filter(
+      (a) =>
+        a.status === 201 &&
+        a.verb.startsWith('rerun') &&
+        (a.target.endsWith(`/runs/${run.id}`) || [...jobIds].some((s) => a.target.endsWith(s))),
+    );
+    if (reruns.length > budget) {
+      out.push(
+        `run ${run.id}: ${reruns.length} re-runs by runner-medic, over the budget of ${budget}`,
+      );
+    }
+  }
+  return out;
+}
+
+function duplicateEffects(
+  kube: { cluster: string; e: KubeAudit }[],
+  github: GithubAudit[],
+): string[] {
+  const seen = new Map<string, number>();
+  const out: string[] = [];
+  const note = (key: string) => {
+    const n = (seen.get(key) ?? 0) + 1;
+    seen.set(key, n);
+    if (n === 2) out.push(`duplicate effect: ${key}`);
+  };
+  for (const { cluster, e } of kube) {
+    if (e.code >= 200 && e.code < 300)
+      note(`${e.verb} ${cluster}/${e.resource}/${e.namespace ?? ''}/${e.name ?? ''}`);
+  }
+  for (const a of github) {
+    if (a.status >= 200 && a.status < 300 && !a.verb.startsWith('rerun'))
+      note(`${a.verb} ${a.target}`);
+  }
+  return out;
+}
+
+function checkExpectation(
+  expect: Expectation,
+  jobs: JobOutcome[],
+  medic: ActionOutcome[],
+): string[] {
+  const out: string[] = [];
+  for (const want of expect.jobs) {
+    const matching = jobs.filter((j) => j.name === want.name);
+    if (matching.length === 0) out.push(`job ${want.name}: not found`);
+    for (const job of matching) {
+      if (want.status !== undefined && job.status !== want.status) {
+        out.push(`job ${want.name}: status ${job.status}, expected ${want.status}`);
+      }
+      if (want.conclusion !== undefined && job.conclusion !== want.conclusion) {
+        out.push(
+          `job ${want.name}: conclusion ${String(job.conclusion)}, expected ${String(want.conclusion)}`,
+        );
+      }
+      if (want.attempts !== undefined && job.attempts !== want.attempts) {
+        out.push(`job ${want.name}: ${job.attempts} attempts, expected ${want.attempts}`);
+      }
+      if (want.maxRecoverySeconds !== undefined) {
+        const took =
+          job.recoveredAt !== null && job.lostAt !== null ? job.recoveredAt - job.lostAt : null;
+        if (took === null || took > want.maxRecoverySeconds) {
+          out.push(
+            `job ${want.name}: recovered in ${took ?? 'never'} s, expected at most ${want.maxRecoverySeconds} s`,
+          );
+        }
+      }
+    }
+  }
+  if (expect.maxActions !== undefined && medic.length > expect.maxActions) {
+    out.push(
+      `runner-medic made ${medic.length} mutating calls, expected at most ${expect.maxActions}`,
+    );
+  }
+  for (const verb of expect.actionVerbs) {
+    if (!medic.some((a) => a.verb === verb)) out.push(`no runner-medic action ${verb}`);
+  }
+  return out;
+}

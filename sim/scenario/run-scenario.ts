@@ -1,0 +1,184 @@
+import { DEFAULT_POLICY, policyFromObject } from '../../functions/domain/policy.js';
+import type { Policy } from '../../functions/domain/policy.js';
+import { SimClock } from '../clock.js';
+import { GitHubSim } from '../github/github-sim.js';
+import type { ClusterTwin } from './cluster-twin.js';
+import { MedicHarness } from './medic-harness.js';
+import type { AppliedFault, ScenarioOutcome } from './outcome.js';
+import { buildOutcome } from './outcome.js';
+import type { Scenario } from './scenario-schema.js';
+import { ScenarioError } from './scenario-schema.js';
+
+export interface RunOptions {
+  remediation: boolean;
+  /** Builds a cluster twin; the scenario runner owns its lifetime. */
+  createCluster: (input: CreateClusterInput) => Promise<ClusterTwin>;
+  /** Called with each line of the readable timeline. */
+  onTimeline?: (line: string) => void;
+  verbose?: boolean;
+}
+
+export interface CreateClusterInput {
+  spec: Scenario['clusters'][number];
+  clock: SimClock;
+  seed: number | string;
+  github: GitHubSim;
+  eventDrop: number;
+  kubeServerErrors: number;
+}
+
+const START = Date.parse('2026-03-02T09:00:00.000Z');
+
+/** Plays one scenario on the simulated clock, with or without runner-medic, and judges it. */
+export async function runScenario(
+  scenario: Scenario,
+  options: RunOptions,
+): Promise<ScenarioOutcome> {
+  const clock = new SimClock(START);
+  const say = (text: string) =>
+    options.onTimeline?.(`${((clock.now() - START) / 1000).toFixed(1).padStart(8)}s  ${text}`);
+  const policy = scenarioPolicy(scenario);
+
+  const github = new GitHubSim({
+    clock,
+    seed: scenario.seed,
+    knobs: {
+      drop: scenario.rates.webhookDrop,
+      duplicate: scenario.rates.webhookDuplicate,
+      reorder: scenario.rates.webhookReorder,
+      delayMs: scenario.rates.webhookDelaySeconds * 1000,
+    },
+  });
+  if (scenario.rates.githubServerErrors > 0) {
+    github.addFault({ kind: 'server-error', probability: scenario.rates.githubServerErrors });
+  }
+  for (const owner of new Set(scenario.repos.map((r) => r.name.split('/')[0] ?? ''))) {
+    github.createOrg(owner);
+    github.createInstallation(owner);
+  }
+  for (const repo of scenario.repos) {
+    github.createRepo(repo.name);
+    for (const workflow of repo.workflows) {
+      github.defineWorkflow(repo.name, {
+        name: workflow.name,
+        jobs: workflow.jobs.map((job) => ({
+          name: job.name,
+          runsOn: job.runsOn,
+          needs: job.needs,
+          failFast: job.failFast,
+          durationMs: job.durationSeconds * 1000,
+          ...(job.matrix ? { matrix: job.matrix } : {}),
+          ...(job.fails
+            ? {
+                fails: {
+                  ...(job.fails.afterSeconds !== undefined
+                    ? { afterMs: job.fails.afterSeconds * 1000 }
+                    : {}),
+                  ...(job.fails.attempts ? { attempts: job.fails.attempts } : {}),
+                  ...(job.fails.matrix ? { matrix: job.fails.matrix } : {}),
+                },
+              }
+            : {}),
+        })),
+      });
+    }
+  }
+  await github.start();
+  github.on((event) => {
+    if (event.type === 'workflow_job') {
+      const where = event.job.runnerName ? ` on ${event.job.runnerName}` : '';
+      const how = event.job.conclusion ? ` (${event.job.conclusion})` : '';
+      say(`github  job ${event.job.name} #${event.job.runAttempt} ${event.action}${where}${how}`);
+    } else if (event.action === 'completed') {
+      say(`github  run ${event.run.id} completed (${event.run.conclusion ?? ''})`);
+    }
+  });
+
+  const clusters: ClusterTwin[] = [];
+  let medic: MedicHarness | undefined;
+  const faults: AppliedFault[] = [];
+  const runIds: number[] = [];
+  try {
+    for (const spec of scenario.clusters) {
+      clusters.push(
+        await options.createCluster({
+          spec,
+          clock,
+          seed: scenario.seed,
+          github,
+          eventDrop: scenario.rates.eventDrop,
+          kubeServerErrors: scenario.rates.kubeServerErrors,
+        }),
+      );
+    }
+    if (options.remediation) {
+      medic = new MedicHarness({
+        clock,
+        github,
+        kubeconfigs: Object.fromEntries(
+          clusters.map((c) => [c.name, c.kubeconfig('runner-medic')]),
+        ),
+        policy,
+        sweepSeconds: scenario.remediation.sweepSeconds,
+        verbose: options.verbose ?? false,
+      });
+      await medic.start();
+      for (const cluster of clusters) cluster.onBusEntry((entry) => medic?.putClusterEvent(entry));
+    }
+
+    for (const run of scenario.runs) {
+      clock.at(START + run.at * 1000, `run ${run.workflow}`, () => {
+        const { runId } = github.triggerRun(run.repo, run.workflow);
+        runIds.push(runId);
+        say(`user    triggered ${run.repo} ${run.workflow}: run ${runId}`);
+      });
+    }
+    for (const fault of scenario.faults) {
+      clock.at(START + fault.at * 1000, `fault ${fault.kind}`, async () => {
+        const cluster = clusters.find((c) => c.name === fault.cluster);
+        if (!cluster) throw new ScenarioError(scenario.name, [`no cluster ${fault.cluster}`]);
+        const applied = await cluster.applyFault(fault);
+        faults.push(applied);
+        say(
+          `fault   ${fault.kind} in ${fault.cluster}: ${applied.pods.join(', ') || 'no pod hit'}`,
+        );
+      });
+    }
+
+    const end = START + scenario.durationSeconds * 1000;
+    await clock.advanceTo(end);
+
+    const byId = new Map(github.runs().map((r) => [r.id, r]));
+    return buildOutcome({
+      scenario,
+      remediation: options.remediation,
+      start: START,
+      end,
+      runs: runIds
+        .map((id) => byId.get(id))
+        .filter((r): r is NonNullable<typeof r> => r !== undefined),
+      runners: github.runners(),
+      githubAudit: github.audit(),
+      kubeAudit: clusters.map((c) => ({ cluster: c.name, entries: c.audit() })),
+      faults,
+      remediations: medic?.remediations ?? [],
+      errors: medic?.errors ?? [],
+      rerunBudget: policy.rules.rerunKilledJob.budget,
+    });
+  } finally {
+    await medic?.stop();
+    for (const cluster of clusters) await cluster.stop();
+    await github.stop();
+  }
+}
+
+function scenarioPolicy(scenario: Scenario): Policy {
+  if (Object.keys(scenario.remediation.policy).length === 0) return DEFAULT_POLICY;
+  const result = policyFromObject(scenario.remediation.policy);
+  if (!result.ok)
+    throw new ScenarioError(
+      scenario.name,
+      result.errors.map((e) => `remediation.policy: ${e}`),
+    );
+  return result.value;
+}

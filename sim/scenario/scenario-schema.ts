@@ -1,0 +1,229 @@
+import { readFile } from 'node:fs/promises';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+
+const name = z
+  .string()
+  .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'lower-case letters, digits, - and .');
+const seconds = z.number().nonnegative();
+const probability = z.number().min(0).max(1);
+
+const nodeSchema = z.strictObject({
+  name,
+  /** EC2 instance id; the node's providerID is aws:///<zone>/<instanceId>. */
+  instanceId: z.string().regex(/^i-[0-9a-f]+$/),
+  zone: z.string().default('eu-west-1a'),
+  capacityType: z.enum(['spot', 'on-demand']).default('on-demand'),
+});
+
+const scaleSetSchema = z.strictObject({
+  name,
+  namespace: name.default('arc-runners'),
+  /** The org (or owner/repo) the scale set registers with. */
+  owner: z.string().min(1),
+  minRunners: z.number().int().nonnegative().default(0),
+  maxRunners: z.number().int().positive().default(10),
+  /** `karpenter.sh/do-not-disrupt: "true"` on the runner pod template. */
+  doNotDisrupt: z.boolean().default(false),
+  /** Node the runner pods are scheduled to (default: the cluster's first node). */
+  node: name.optional(),
+});
+
+const clusterSchema = z.strictObject({
+  name,
+  arcVersion: z.enum(['0.9', '0.13']),
+  nodes: z.array(nodeSchema).min(1),
+  scaleSets: z.array(scaleSetSchema).min(1),
+  /** Pods that are not runners (e.g. a web app), to prove they are never touched. */
+  otherPods: z
+    .array(
+      z.strictObject({
+        namespace: name,
+        name,
+        node: name,
+        labels: z.record(z.string(), z.string()).default({}),
+      }),
+    )
+    .default([]),
+});
+
+const jobSchema = z.strictObject({
+  name: z.string().min(1),
+  runsOn: z.string().min(1),
+  needs: z.array(z.string()).default([]),
+  matrix: z.record(z.string(), z.array(z.union([z.string(), z.number()]))).optional(),
+  failFast: z.boolean().default(true),
+  durationSeconds: seconds.default(60),
+  /** A genuine failure of the job itself. */
+  fails: z
+    .strictObject({
+      afterSeconds: seconds.optional(),
+      attempts: z.array(z.number().int().positive()).optional(),
+      matrix: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
+    })
+    .optional(),
+});
+
+const repoSchema = z.strictObject({
+  name: z.string().regex(/^[^/\s]+\/[^/\s]+$/, 'owner/name'),
+  workflows: z
+    .array(z.strictObject({ name: z.string().min(1), jobs: z.array(jobSchema).min(1) }))
+    .min(1),
+});
+
+/** Which runner pod a fault hits. */
+const podTarget = z.union([
+  z.strictObject({ runnerOfJob: z.string().min(1) }),
+  z.strictObject({ scaleSet: name, state: z.enum(['starting', 'idle', 'any']).default('any') }),
+  z.strictObject({ pod: name, namespace: name }),
+]);
+
+const faultSchema = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('evict-pod'),
+    at: seconds,
+    cluster: name,
+    target: podTarget,
+    resource: z.enum(['memory', 'ephemeral-storage', 'pid']).default('memory'),
+  }),
+  z.strictObject({
+    kind: z.literal('admission-reject'),
+    at: seconds,
+    cluster: name,
+    target: podTarget,
+  }),
+  z.strictObject({ kind: z.literal('oom-kill'), at: seconds, cluster: name, target: podTarget }),
+  z.strictObject({
+    kind: z.literal('disrupt-node'),
+    at: seconds,
+    cluster: name,
+    node: name,
+    reason: z.enum(['consolidation', 'drift', 'expiry']),
+  }),
+  z.strictObject({ kind: z.literal('spot-interruption'), at: seconds, cluster: name, node: name }),
+  z.strictObject({ kind: z.literal('delete-node'), at: seconds, cluster: name, node: name }),
+  z.strictObject({ kind: z.literal('shutdown-node'), at: seconds, cluster: name, node: name }),
+]);
+
+const expectedJob = z.strictObject({
+  name: z.string().min(1),
+  status: z.enum(['queued', 'in_progress', 'completed', 'waiting']).optional(),
+  conclusion: z.enum(['success', 'failure', 'cancelled', 'skipped']).nullable().optional(),
+  /** Attempts of the run when it ended. */
+  attempts: z.number().int().positive().optional(),
+  /** Simulated seconds from the loss to recovery, at most. */
+  maxRecoverySeconds: seconds.optional(),
+});
+
+const expectationSchema = z.strictObject({
+  jobs: z.array(expectedJob).default([]),
+  /** Most mutating calls runner-medic may make. */
+  maxActions: z.number().int().nonnegative().optional(),
+  /** Each verb given must appear among runner-medic's actions at least once. */
+  actionVerbs: z.array(z.string()).default([]),
+});
+
+export const scenarioSchema = z.strictObject({
+  name,
+  description: z.string().default(''),
+  seed: z.union([z.number().int(), z.string()]).default(1),
+  /** How long to simulate after the first run starts. */
+  durationSeconds: seconds.default(3600),
+  clusters: z.array(clusterSchema).min(1),
+  repos: z.array(repoSchema).min(1),
+  runs: z.array(z.strictObject({ at: seconds, repo: z.string(), workflow: z.string() })).min(1),
+  faults: z.array(faultSchema).default([]),
+  rates: z
+    .strictObject({
+      webhookDrop: probability.default(0),
+      webhookDuplicate: probability.default(0),
+      webhookReorder: probability.default(0),
+      webhookDelaySeconds: seconds.default(0),
+      eventDrop: probability.default(0),
+      githubServerErrors: probability.default(0),
+      kubeServerErrors: probability.default(0),
+    })
+    .prefault({}),
+  remediation: z
+    .strictObject({
+      /** A runner-medic policy document (functions/domain/policy.ts). */
+      policy: z.record(z.string(), z.unknown()).default({}),
+      /** How often the reconcile sweep runs. */
+      sweepSeconds: z.number().positive().default(60),
+    })
+    .prefault({}),
+  expect: z
+    .strictObject({
+      baseline: expectationSchema.prefault({}),
+      remediation: expectationSchema.prefault({}),
+    })
+    .prefault({}),
+});
+
+export type Scenario = z.output<typeof scenarioSchema>;
+export type ScenarioFault = Scenario['faults'][number];
+export type PodTarget = z.output<typeof podTarget>;
+export type Expectation = z.output<typeof expectationSchema>;
+
+export class ScenarioError extends Error {
+  readonly problems: string[];
+
+  constructor(file: string, problems: string[]) {
+    super(`${file}: invalid scenario\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ScenarioError';
+    this.problems = problems;
+  }
+}
+
+/** Parses and validates a scenario document; every problem is reported with its key path. */
+export function parseScenario(text: string, file = 'scenario'): Scenario {
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (error) {
+    throw new ScenarioError(file, [`not valid YAML: ${(error as Error).message}`]);
+  }
+  const parsed = scenarioSchema.safeParse(doc);
+  if (!parsed.success) {
+    throw new ScenarioError(
+      file,
+      parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`),
+    );
+  }
+  const problems = crossCheck(parsed.data);
+  if (problems.length > 0) throw new ScenarioError(file, problems);
+  return parsed.data;
+}
+
+export async function loadScenario(file: string): Promise<Scenario> {
+  return parseScenario(await readFile(file, 'utf8'), file);
+}
+
+/** References between sections: clusters, nodes, repos and workflows named must exist. */
+function crossCheck(s: Scenario): string[] {
+  const problems: string[] = [];
+  const clusters = new Map(s.clusters.map((c) => [c.name, c]));
+  s.faults.forEach((f, i) => {
+    const cluster = clusters.get(f.cluster);
+    if (!cluster) return problems.push(`faults.${i}.cluster: no cluster named ${f.cluster}`);
+    if ('node' in f && !cluster.nodes.some((n) => n.name === f.node)) {
+      problems.push(`faults.${i}.node: no node ${f.node} in cluster ${f.cluster}`);
+    }
+    return undefined;
+  });
+  s.runs.forEach((r, i) => {
+    const repo = s.repos.find((x) => x.name === r.repo);
+    if (!repo) problems.push(`runs.${i}.repo: no repo ${r.repo}`);
+    else if (!repo.workflows.some((w) => w.name === r.workflow)) {
+      problems.push(`runs.${i}.workflow: no workflow ${r.workflow} in ${r.repo}`);
+    }
+  });
+  s.clusters.forEach((c, ci) =>
+    c.scaleSets.forEach((set, si) => {
+      if (set.node && !c.nodes.some((n) => n.name === set.node)) {
+        problems.push(`clusters.${ci}.scaleSets.${si}.node: no node ${set.node}`);
+      }
+    }),
+  );
+  return problems;
+}
