@@ -7,14 +7,15 @@ import {
   type ClusterGateways,
 } from '../../ports/cluster-gateway.js';
 import type { SecretClients } from '../secrets/secret-reader.js';
-import { describeEksCluster, eksKubeConfig, type EksEndpoint } from './eks-cluster.js';
-import { EksTokenSource, type AwsCredentialsProvider } from './eks-token.js';
-import { KubeClusterGateway, type KubeClusterGatewayOptions } from './kube-cluster-gateway.js';
 import {
-  kubeConfigFromString,
-  kubeconfigSource,
-  type KubeconfigSecret,
-} from './kubeconfig-source.js';
+  kubeconfigConnection,
+  kubeconfigSecretConnection,
+  type ClusterConnection,
+} from './cluster-connection.js';
+import { eksConnection } from './eks-connection.js';
+import type { AwsCredentialsProvider } from './eks-token.js';
+import { KubeClusterGateway, type KubeClusterGatewayOptions } from './kube-cluster-gateway.js';
+import type { KubeconfigSecret } from './kubeconfig-source.js';
 
 /** How runner-medic reaches one cluster. */
 export type ClusterAccess =
@@ -33,6 +34,8 @@ export interface ClusterConnectionsOptions {
   /** How long a kubeconfig read from AWS is cached (default 300 s). */
   secretCacheSeconds?: number;
   eks?: { client: (region: string) => EKSClient; credentials: AwsCredentialsProvider };
+  /** How long DescribeCluster's endpoint and CA are cached (default 3600 s). */
+  describeCacheSeconds?: number;
   gateway?: Pick<KubeClusterGatewayOptions, 'pageSize' | 'requestTimeoutMs' | 'onUnparseable'>;
 }
 
@@ -44,19 +47,13 @@ export class UnknownClusterError extends Error {
   }
 }
 
-interface Connection {
-  /** Builds the KubeConfig for now; the same `key` means the same credentials. */
-  resolve(): Promise<{ key: string; kubeConfig: () => KubeConfig }>;
-  invalidate(): void;
-}
-
 /**
  * ClusterGateways over several clusters. Credentials are cached per container; a gateway is
  * rebuilt when its kubeconfig or EKS token changes, so call `forCluster` per invocation rather
  * than holding a gateway for longer than a minute.
  */
 export class ClusterConnections implements ClusterGateways {
-  private readonly connections = new Map<string, Connection>();
+  private readonly connections = new Map<string, ClusterConnection>();
   private readonly gateways = new Map<string, { key: string; gateway: ClusterGateway }>();
 
   constructor(private readonly options: ClusterConnectionsOptions) {
@@ -72,7 +69,7 @@ export class ClusterConnections implements ClusterGateways {
   async forCluster(cluster: string): Promise<ClusterGateway> {
     const connection = this.connections.get(cluster);
     if (!connection) throw new UnknownClusterError(cluster);
-    let resolved: Awaited<ReturnType<Connection['resolve']>>;
+    let resolved: Awaited<ReturnType<ClusterConnection['resolve']>>;
     let kubeConfig: KubeConfig;
     try {
       resolved = await connection.resolve();
@@ -82,11 +79,12 @@ export class ClusterConnections implements ClusterGateways {
     } catch (e) {
       throw new ClusterUnavailableError(`cannot connect to cluster ${cluster}`, { cause: e });
     }
-    const gateway = new KubeClusterGateway({
+    const gateway: ClusterGateway = new KubeClusterGateway({
       ...this.options.gateway,
       cluster,
       kubeConfig,
       onUnauthorized: () => {
+        if (this.gateways.get(cluster)?.gateway !== gateway) return;
         this.gateways.delete(cluster);
         connection.invalidate();
       },
@@ -95,72 +93,37 @@ export class ClusterConnections implements ClusterGateways {
     return gateway;
   }
 
-  private connect(name: string, access: ClusterAccess): Connection {
+  private connect(name: string, access: ClusterAccess): ClusterConnection {
+    const o = this.options;
     switch (access.kind) {
       case 'kubeconfig':
-        return {
-          resolve: () =>
-            Promise.resolve({
-              key: access.kubeconfig,
-              kubeConfig: () => kubeConfigFromString(access.kubeconfig, access.context),
-            }),
-          invalidate: () => undefined,
-        };
-      case 'kubeconfig-secret': {
-        const read = kubeconfigSource(
-          access.secret,
-          this.options.secretClients ?? {},
-          this.options.clock,
-          this.options.secretCacheSeconds ?? 300,
-        );
-        return {
-          resolve: async () => {
-            const document = await read();
-            return {
-              key: document,
-              kubeConfig: () => kubeConfigFromString(document, access.context),
-            };
-          },
-          // The reader's cache runs out on its own; a rotated secret is read then.
-          invalidate: () => undefined,
-        };
-      }
-      case 'eks':
-        return this.connectEks(name, access);
-    }
-  }
-
-  private connectEks(name: string, access: Extract<ClusterAccess, { kind: 'eks' }>): Connection {
-    const eks = this.options.eks;
-    const eksName = access.eksClusterName ?? name;
-    if (!eks) {
-      const missing = new Error(`cluster ${name} uses EKS auth but no EKS client is configured`);
-      return { resolve: () => Promise.reject(missing), invalidate: () => undefined };
-    }
-    const tokens = new EksTokenSource({
-      clusterName: eksName,
-      region: access.region,
-      credentials: eks.credentials,
-      clock: this.options.clock,
-      hostname: access.stsHostname,
-    });
-    let endpoint: Promise<EksEndpoint> | undefined;
-    return {
-      resolve: async () => {
-        const described = (endpoint ??= describeEksCluster(eks.client(access.region), eksName));
-        described.catch(() => {
-          if (endpoint === described) endpoint = undefined;
+        return kubeconfigConnection(access.kubeconfig, access.context);
+      case 'kubeconfig-secret':
+        return kubeconfigSecretConnection(access.secret, {
+          clients: o.secretClients ?? {},
+          clock: o.clock,
+          cacheSeconds: o.secretCacheSeconds ?? 300,
+          context: access.context,
         });
-        const [where, token] = await Promise.all([described, tokens.token()]);
-        return {
-          key: `${where.endpoint}\n${token.token}`,
-          kubeConfig: () => eksKubeConfig(name, where, token.token),
-        };
-      },
-      invalidate: () => {
-        tokens.invalidate();
-        endpoint = undefined;
-      },
-    };
+      case 'eks': {
+        const eks = o.eks;
+        if (!eks) {
+          const missing = new Error(
+            `cluster ${name} uses EKS auth but no EKS client is configured`,
+          );
+          return { resolve: () => Promise.reject(missing), invalidate: () => undefined };
+        }
+        return eksConnection({
+          cluster: name,
+          eksClusterName: access.eksClusterName ?? name,
+          region: access.region,
+          client: () => eks.client(access.region),
+          credentials: eks.credentials,
+          clock: o.clock,
+          describeCacheSeconds: o.describeCacheSeconds ?? 3600,
+          stsHostname: access.stsHostname,
+        });
+      }
+    }
   }
 }

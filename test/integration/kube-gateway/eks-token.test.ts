@@ -1,10 +1,10 @@
-import { createHash, createHmac } from 'node:crypto';
 import {
   EKS_TOKEN_LIFETIME_MS,
   EksTokenSource,
   presignEksToken,
   type AwsCredentials,
 } from '../../../functions/adapters/kubernetes/eks-token.js';
+import { decodeEksToken, expectedSignature } from './sigv4-check.js';
 
 const T0 = Date.parse('2026-01-05T09:00:00.000Z');
 const CREDS: AwsCredentials = {
@@ -14,44 +14,8 @@ const CREDS: AwsCredentials = {
 
 function decode(token: string): URL {
   expect(token.startsWith('k8s-aws-v1.')).toBe(true);
-  const body = token.slice('k8s-aws-v1.'.length);
-  expect(body).toMatch(/^[A-Za-z0-9_-]+$/); // base64url, no padding
-  return new URL(Buffer.from(body, 'base64url').toString('utf8'));
-}
-
-const enc = (s: string) =>
-  encodeURIComponent(s).replace(
-    /[!'()*]/g,
-    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
-const hmac = (key: Buffer | string, data: string) =>
-  createHmac('sha256', key).update(data).digest();
-
-/** Recomputes the SigV4 query signature as STS would check it, with the headers EKS sends. */
-function expectedSignature(url: URL, headers: Record<string, string>, secret: string): string {
-  const q = [...url.searchParams.entries()].filter(([k]) => k !== 'X-Amz-Signature');
-  const query = q
-    .map(([k, v]) => `${enc(k)}=${enc(v)}`)
-    .sort()
-    .join('&');
-  const signed = (url.searchParams.get('X-Amz-SignedHeaders') ?? '').split(';');
-  const canonicalHeaders = signed.map((h) => `${h}:${headers[h] ?? ''}\n`).join('');
-  const emptyHash = createHash('sha256').update('').digest('hex');
-  const canonical = ['GET', '/', query, canonicalHeaders, signed.join(';'), emptyHash].join('\n');
-  const date = url.searchParams.get('X-Amz-Date') ?? '';
-  const scope = (url.searchParams.get('X-Amz-Credential') ?? '').split('/').slice(1).join('/');
-  const toSign = [
-    'AWS4-HMAC-SHA256',
-    date,
-    scope,
-    createHash('sha256').update(canonical).digest('hex'),
-  ].join('\n');
-  const [day, region, service] = scope.split('/');
-  const key = hmac(
-    hmac(hmac(hmac(`AWS4${secret}`, day ?? ''), region ?? ''), service ?? ''),
-    'aws4_request',
-  );
-  return createHmac('sha256', key).update(toSign).digest('hex');
+  expect(token.slice('k8s-aws-v1.'.length)).toMatch(/^[A-Za-z0-9_-]+$/); // base64url, no padding
+  return decodeEksToken(token);
 }
 
 describe('EKS token (presigned STS GetCallerIdentity)', () => {
