@@ -2,6 +2,7 @@ import type { RunnerView } from '../correlate.js';
 import { idempotencyKey } from '../idempotency-key.js';
 import { describeCause } from '../loss.js';
 import type { RuleName } from '../policy.js';
+import { REGISTRATION_RETRY, retryState } from './retry.js';
 import {
   effectiveFor,
   need,
@@ -75,23 +76,32 @@ function stuckDeletion(ctx: RuleContext, v: RunnerView, rule: RuleName): void {
     budgetKeys: [],
   });
   const owner = registrationOwner(v);
-  if (v.runnerId !== null && owner)
-    propose(ctx, {
-      rule,
-      key: idempotencyKey('delete-registration', v.runnerId),
-      target: {
-        kind: 'delete-runner-registration',
-        owner,
-        installationId: null,
-        runnerId: v.runnerId,
-        runnerName: name,
-      },
-      scope: runnerScope(v),
-      cause: v.loss?.cause ?? null,
-      signal: v.loss?.signal ?? null,
-      reason: `${name}: finalizer removed; deregister runner ${v.runnerId} on GitHub`,
-      budgetKeys: [],
-    });
+  if (v.runnerId === null || !owner) return;
+  const { intervalSeconds, forSeconds } = REGISTRATION_RETRY;
+  const st = retryState(
+    ctx,
+    idempotencyKey('delete-registration', v.runnerId),
+    intervalSeconds,
+    forSeconds,
+  );
+  if (st.state === 'wait') wake(ctx, st.at);
+  if (st.state !== 'go') return;
+  propose(ctx, {
+    rule,
+    key: st.key,
+    target: {
+      kind: 'delete-runner-registration',
+      owner,
+      installationId: null,
+      runnerId: v.runnerId,
+      runnerName: name,
+    },
+    scope: runnerScope(v),
+    cause: v.loss?.cause ?? null,
+    signal: v.loss?.signal ?? null,
+    reason: `${name}: finalizer removed; deregister runner ${v.runnerId} on GitHub`,
+    budgetKeys: [],
+  });
 }
 
 /**

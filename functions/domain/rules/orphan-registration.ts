@@ -1,10 +1,7 @@
 import { runnerSetPrefix, type RunnerView } from '../correlate.js';
 import { idempotencyKey } from '../idempotency-key.js';
 import { effectiveFor, propose, runnerScope, wake, type RuleContext } from './context.js';
-import { retryState } from './retry.js';
-
-const RETRY_INTERVAL_SECONDS = 60;
-const RETRY_FOR_SECONDS = 6 * 3600;
+import { REGISTRATION_RETRY, retryState } from './retry.js';
 
 /**
  * Rule 5: a GitHub runner registration offline past `graceSeconds`, named like a runner of an
@@ -43,8 +40,8 @@ export function orphanRegistration(ctx: RuleContext): void {
     const st = retryState(
       ctx,
       idempotencyKey('delete-registration', reg.id),
-      RETRY_INTERVAL_SECONDS,
-      RETRY_FOR_SECONDS,
+      REGISTRATION_RETRY.intervalSeconds,
+      REGISTRATION_RETRY.forSeconds,
     );
     if (st.state === 'wait') wake(ctx, st.at);
     if (st.state !== 'go') continue;

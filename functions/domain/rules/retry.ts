@@ -1,6 +1,9 @@
 import { subKey } from '../idempotency-key.js';
 import type { RuleContext } from './context.js';
 
+/** Deleting a registration answers 422 while GitHub thinks its job runs (up to ~15 min). */
+export const REGISTRATION_RETRY = { intervalSeconds: 60, forSeconds: 6 * 3600 } as const;
+
 export type RetryState =
   | { state: 'go'; key: string; attempt: number }
   | { state: 'done' }
