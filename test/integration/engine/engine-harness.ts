@@ -1,0 +1,119 @@
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { EventBridgePublisher } from '../../../functions/adapters/bus/eventbridge-publisher.js';
+import { OctokitGithubGateway } from '../../../functions/adapters/github/github-gateway.js';
+import { ClusterConnections } from '../../../functions/adapters/kubernetes/cluster-connections.js';
+import { DynamoFactsStore } from '../../../functions/adapters/store/dynamo-facts-store.js';
+import { createDocumentClient } from '../../../functions/config/webhook-wiring.js';
+import { DEFAULT_POLICY, mergeDeep } from '../../../functions/domain/policy.js';
+import type { Policy } from '../../../functions/domain/policy.js';
+import type { EngineDeps } from '../../../functions/engine/run-engine.js';
+import { startEmbeddedDynamo } from '../../../functions/local/embedded-dynamo.js';
+import type { EmbeddedDynamo } from '../../../functions/local/embedded-dynamo.js';
+import { EventBridgeSim } from '../../../sim/aws/eventbridge-sim.js';
+import { SimClock } from '../../../sim/clock.js';
+import { Rng } from '../../../sim/rng.js';
+import { GitHubSim } from '../../../sim/github/github-sim.js';
+import { ApiServer } from '../../../sim/kube/api/api-server.js';
+
+export const CLUSTER = 'prod-eu';
+
+/** The engine with its real adapters against the Kubernetes and GitHub twins, dynalite and a loopback bus. */
+export class EngineHarness {
+  readonly clock = new SimClock(Date.parse('2026-03-02T09:00:00Z'));
+  readonly kube = new ApiServer({
+    clock: this.clock,
+    rng: new Rng(5),
+    clusterName: CLUSTER,
+    schemaFlavour: '0.13',
+  });
+  readonly github = new GitHubSim({ clock: this.clock, seed: 5 });
+  readonly bus = new EventBridgeSim();
+  readonly logs: { level: string; message: string; fields?: object }[] = [];
+  readonly metrics: { name: string; dimensions: Record<string, string>; value: number }[] = [];
+  policy: Policy = DEFAULT_POLICY;
+  private dynamo: EmbeddedDynamo | undefined;
+  private deps: EngineDeps | undefined;
+
+  async start(): Promise<void> {
+    await this.kube.start();
+    this.kube.api.create('admin', 'namespaces', undefined, { metadata: { name: 'arc-runners' } });
+    this.kube.api.create('admin', 'namespaces', undefined, { metadata: { name: 'web' } });
+    await this.github.start();
+    this.dynamo = await startEmbeddedDynamo('runner-medic-engine');
+    const busUrl = await this.bus.start();
+    this.deps = {
+      store: new DynamoFactsStore(
+        createDocumentClient(this.dynamo.clientConfig),
+        this.dynamo.tableName,
+      ),
+      clusters: new ClusterConnections({
+        clusters: {
+          [CLUSTER]: { kind: 'kubeconfig', kubeconfig: this.kube.kubeconfig('runner-medic') },
+        },
+        clock: this.clock,
+      }),
+      github: new OctokitGithubGateway({
+        baseUrl: this.github.baseUrl,
+        appId: this.github.app.appId,
+        privateKey: this.github.app.privateKey,
+        remainingTimeMs: () => 60_000,
+        writeSpacingMs: 0,
+        retryBaseMs: 0,
+        rateLimitSecondMs: 0,
+        clock: this.clock,
+      }),
+      bus: new EventBridgePublisher(
+        new EventBridgeClient({
+          endpoint: busUrl,
+          region: 'eu-west-1',
+          credentials: { accessKeyId: 'sim', secretAccessKey: 'sim' },
+        }),
+        { busName: 'runner-medic', sleep: async () => undefined },
+      ),
+      policy: async () => this.policy,
+      clock: this.clock,
+      log: {
+        info: (message, fields) =>
+          void this.logs.push({ level: 'info', message, ...(fields ? { fields } : {}) }),
+        warn: (message, fields) =>
+          void this.logs.push({ level: 'warn', message, ...(fields ? { fields } : {}) }),
+      },
+      metrics: {
+        count: (name, dimensions) => void this.metrics.push({ name, dimensions, value: 1 }),
+        milliseconds: (name, dimensions, value) =>
+          void this.metrics.push({ name, dimensions, value }),
+      },
+    };
+  }
+
+  get engine(): EngineDeps {
+    if (!this.deps) throw new Error('harness not started');
+    return this.deps;
+  }
+
+  usePolicy(patch: object): void {
+    this.policy = mergeDeep(DEFAULT_POLICY, patch);
+  }
+
+  /** Mutations runner-medic made in the cluster. */
+  medicKubeCalls() {
+    return this.kube.audit.entries.filter((e) => e.by === 'runner-medic');
+  }
+
+  medicGithubCalls() {
+    return this.github.audit().filter((a) => a.by === 'runner-medic');
+  }
+
+  remediationEvents(): Record<string, unknown>[] {
+    return this.bus.entries
+      .filter((e) => e.DetailType === 'Remediation')
+      .map((e) => JSON.parse(e.Detail) as Record<string, unknown>);
+  }
+
+  async stop(): Promise<void> {
+    await this.bus.stop();
+    await this.dynamo?.close();
+    await this.github.stop();
+    await this.kube.stop();
+  }
+}

@@ -1,0 +1,207 @@
+import { runEngine } from '../../../functions/engine/run-engine.js';
+import type { EngineReport } from '../../../functions/engine/run-engine.js';
+import { EngineHarness } from './engine-harness.js';
+import { observe } from './observations.js';
+
+const NS = 'arc-runners';
+const SET = 'arc-linux';
+
+const ARC_LABELS = {
+  'app.kubernetes.io/part-of': 'gha-runner-scale-set',
+  'app.kubernetes.io/version': '0.13.0',
+  'actions.github.com/scale-set-name': SET,
+  'actions.github.com/scale-set-namespace': NS,
+};
+
+function seedRunnerSet(harness: EngineHarness) {
+  return harness.kube.api.create('arc', 'ephemeralrunnersets', NS, {
+    apiVersion: 'actions.github.com/v1alpha1',
+    kind: 'EphemeralRunnerSet',
+    metadata: {
+      name: `${SET}-x7k2p`,
+      namespace: NS,
+      labels: { ...ARC_LABELS, 'app.kubernetes.io/component': 'runner-set' },
+    },
+    spec: {
+      replicas: 2,
+      patchID: 0,
+      ephemeralRunnerSpec: {
+        githubConfigUrl: 'https://github.com/acme',
+        githubConfigSecret: 's',
+        runnerScaleSetId: 1,
+        spec: { containers: [{ name: 'runner', image: 'runner' }] },
+      },
+    },
+  });
+}
+
+/** An EphemeralRunner as ARC makes it, with the job fields the listener writes on JobStarted. */
+function seedRunner(
+  harness: EngineHarness,
+  set: { metadata: Record<string, unknown> },
+  name: string,
+  job: { runId: number; displayName: string },
+) {
+  harness.kube.api.create('arc', 'ephemeralrunners', NS, {
+    apiVersion: 'actions.github.com/v1alpha1',
+    kind: 'EphemeralRunner',
+    metadata: {
+      name,
+      namespace: NS,
+      labels: { ...ARC_LABELS, 'app.kubernetes.io/component': 'runner' },
+      ownerReferences: [
+        {
+          apiVersion: 'actions.github.com/v1alpha1',
+          kind: 'EphemeralRunnerSet',
+          name: String(set.metadata.name),
+          uid: String(set.metadata.uid),
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+    },
+    spec: {
+      githubConfigUrl: 'https://github.com/acme',
+      githubConfigSecret: 's',
+      runnerScaleSetId: 1,
+      spec: { containers: [{ name: 'runner', image: 'runner' }] },
+    },
+  });
+  harness.kube.api.modify(
+    'arc',
+    'ephemeralrunners',
+    NS,
+    name,
+    (er) =>
+      void (er.status = {
+        phase: 'Running',
+        ready: true,
+        runnerName: name,
+        jobRepositoryName: 'acme/app',
+        workflowRunId: job.runId,
+        jobDisplayName: job.displayName,
+        jobId: `guid-${name}`,
+      }),
+    { subresource: 'status' },
+  );
+}
+
+/** Two jobs of one run on two runners; the first runner gets SIGTERM mid-job (the second seed). */
+async function killedMidJob(harness: EngineHarness, failsOnItsOwn: boolean) {
+  const { github, clock } = harness;
+  github.createOrg('acme');
+  github.createRepo('acme/app');
+  const installationId = github.createInstallation('acme');
+  github.defineWorkflow('acme/app', {
+    name: 'ci',
+    jobs: [
+      {
+        name: 'build',
+        runsOn: SET,
+        durationMs: 300_000,
+        ...(failsOnItsOwn ? { fails: { afterMs: 60_000 } } : {}),
+      },
+      { name: 'lint', runsOn: SET, durationMs: 240_000 },
+    ],
+  });
+  const set = seedRunnerSet(harness);
+  const observations = observe(github, installationId);
+  const scaleSetId = github.actions.registerScaleSet({ owner: 'acme', name: SET });
+  github.actions.registerRunner(scaleSetId, `${SET}-x7k2p-runner-aaaaa`);
+  github.actions.registerRunner(scaleSetId, `${SET}-x7k2p-runner-bbbbb`);
+  const { runId } = github.triggerRun('acme/app', 'ci');
+  await clock.advance(1000);
+  github.actions.acquireJob(`${SET}-x7k2p-runner-aaaaa`);
+  github.actions.acquireJob(`${SET}-x7k2p-runner-bbbbb`);
+  seedRunner(harness, set, `${SET}-x7k2p-runner-aaaaa`, { runId, displayName: 'build' });
+  seedRunner(harness, set, `${SET}-x7k2p-runner-bbbbb`, { runId, displayName: 'lint' });
+  await clock.advance(120_000);
+  await feed(harness, observations, 0);
+  const seen = observations.length;
+  if (!failsOnItsOwn) {
+    github.actions.runnerStopped(`${SET}-x7k2p-runner-aaaaa`, 'sigterm');
+    // ARC >= 0.13 deletes the EphemeralRunner of a runner that failed with a job.
+    harness.kube.api.delete('arc', 'ephemeralrunners', NS, `${SET}-x7k2p-runner-aaaaa`);
+  }
+  return { runId, observations, seen };
+}
+
+async function feed(
+  harness: EngineHarness,
+  observations: ReturnType<typeof observe>,
+  from: number,
+) {
+  const reports: EngineReport[] = [];
+  for (const observation of observations.slice(from)) {
+    reports.push(await runEngine({ kind: 'observation', observation }, harness.engine));
+  }
+  return reports;
+}
+
+describe('engine, rule 3: a job killed mid-run is re-run once the run completes', () => {
+  const harness = new EngineHarness();
+  beforeAll(async () => {
+    await harness.start();
+    harness.usePolicy({ allow: { namespaces: [NS] } });
+  });
+  afterAll(() => harness.stop());
+
+  it('waits for the run, then re-runs the failed job with one call, exactly once', async () => {
+    const { runId, observations, seen: started } = await killedMidJob(harness, false);
+    const early = await feed(harness, observations, started);
+    expect(harness.medicGithubCalls()).toEqual([]);
+    expect(early.flatMap((r) => r.actions).map((a) => a.kind)).toContain('await-run-completion');
+
+    const seen = observations.length;
+    await harness.clock.advance(300_000);
+    expect(harness.github.run(runId)?.status).toBe('completed');
+    await feed(harness, observations, seen);
+    await feed(harness, observations, seen);
+
+    expect(harness.medicGithubCalls().map((c) => [c.verb, c.target, c.status])).toEqual([
+      ['rerun-failed-jobs', `repos/acme/app/actions/runs/${runId}`, 201],
+    ]);
+    expect(harness.github.run(runId)?.attempt).toBe(2);
+    expect(harness.remediationEvents()).toContainEqual(
+      expect.objectContaining({ action: 'rerun-failed-jobs', outcome: 'succeeded', dryRun: false }),
+    );
+  });
+});
+
+describe('engine, rule 3: a genuine failure is never re-run', () => {
+  const harness = new EngineHarness();
+  beforeAll(async () => {
+    await harness.start();
+    harness.usePolicy({ allow: { namespaces: [NS] } });
+  });
+  afterAll(() => harness.stop());
+
+  it('reads the annotations, finds no runner-loss signal, and calls nothing', async () => {
+    const { runId, observations, seen } = await killedMidJob(harness, true);
+    await harness.clock.advance(400_000);
+    expect(harness.github.run(runId)?.conclusion).toBe('failure');
+    await feed(harness, observations, seen);
+
+    expect(harness.medicGithubCalls()).toEqual([]);
+    expect(harness.github.run(runId)?.attempt).toBe(1);
+  });
+});
+
+describe('engine, global dry run', () => {
+  const harness = new EngineHarness();
+  beforeAll(() => harness.start());
+  afterAll(() => harness.stop());
+
+  it('makes no mutating call and still emits what it would have done', async () => {
+    harness.usePolicy({ dryRun: true, allow: { namespaces: [NS] } });
+    const { runId, observations, seen } = await killedMidJob(harness, false);
+    await harness.clock.advance(300_000);
+    await feed(harness, observations, seen);
+
+    expect(harness.medicGithubCalls()).toEqual([]);
+    expect(harness.github.run(runId)?.attempt).toBe(1);
+    expect(harness.remediationEvents()).toContainEqual(
+      expect.objectContaining({ action: 'rerun-failed-jobs', outcome: 'dry-run', dryRun: true }),
+    );
+  });
+});
