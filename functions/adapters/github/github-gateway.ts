@@ -25,6 +25,7 @@ import {
   toRunnerRegistration,
 } from './github-responses.js';
 import { refusalOutcome } from './mutation-outcome.js';
+import { own } from './retry-budget.js';
 import type { GatewayOctokit, OctokitFactoryOptions } from './octokit-factory.js';
 import { OctokitFactory } from './octokit-factory.js';
 import { isAuthPath, requestFailureOf, unavailableOrRequestError } from './request-failure.js';
@@ -59,6 +60,7 @@ export class OctokitGithubGateway implements GithubGateway {
     const t = await this.target(ref);
     return this.mutate(`rerun job ${jobId} in ${ref.repo}`, () =>
       t.octokit.rest.actions.reRunJobForWorkflowRun({
+        ...own(),
         owner: t.owner,
         repo: t.repo,
         job_id: checkedId(jobId),
@@ -70,6 +72,7 @@ export class OctokitGithubGateway implements GithubGateway {
     const t = await this.target(ref);
     return this.mutate(`rerun failed jobs of run ${runId} in ${ref.repo}`, () =>
       t.octokit.rest.actions.reRunWorkflowFailedJobs({
+        ...own(),
         owner: t.owner,
         repo: t.repo,
         run_id: checkedId(runId),
@@ -81,6 +84,7 @@ export class OctokitGithubGateway implements GithubGateway {
     const t = await this.target(ref);
     return this.mutate(`cancel run ${runId} in ${ref.repo}`, () =>
       t.octokit.rest.actions.cancelWorkflowRun({
+        ...own(),
         owner: t.owner,
         repo: t.repo,
         run_id: checkedId(runId),
@@ -92,6 +96,7 @@ export class OctokitGithubGateway implements GithubGateway {
     const t = await this.target(ref);
     return this.mutate(`force-cancel run ${runId} in ${ref.repo}`, () =>
       t.octokit.rest.actions.forceCancelWorkflowRun({
+        ...own(),
         owner: t.owner,
         repo: t.repo,
         run_id: checkedId(runId),
@@ -104,6 +109,7 @@ export class OctokitGithubGateway implements GithubGateway {
     const what = `get job ${jobId} in ${ref.repo}`;
     const response = await this.read(what, () =>
       t.octokit.rest.actions.getJobForWorkflowRun({
+        ...own(),
         owner: t.owner,
         repo: t.repo,
         job_id: checkedId(jobId),
@@ -117,6 +123,7 @@ export class OctokitGithubGateway implements GithubGateway {
     const what = `get run ${runId} in ${ref.repo}`;
     const response = await this.read(what, () =>
       t.octokit.rest.actions.getWorkflowRun({
+        ...own(),
         owner: t.owner,
         repo: t.repo,
         run_id: checkedId(runId),
@@ -131,6 +138,7 @@ export class OctokitGithubGateway implements GithubGateway {
     return collectPages(async (page) => {
       const response = await this.read(what, () =>
         t.octokit.rest.actions.listJobsForWorkflowRun({
+          ...own(),
           owner: t.owner,
           repo: t.repo,
           run_id: checkedId(runId),
@@ -151,6 +159,7 @@ export class OctokitGithubGateway implements GithubGateway {
     return collectPages(async (page) => {
       const response = await this.read(what, () =>
         t.octokit.rest.checks.listAnnotations({
+          ...own(),
           owner: t.owner,
           repo: t.repo,
           check_run_id: checkedId(jobId),
@@ -175,6 +184,7 @@ export class OctokitGithubGateway implements GithubGateway {
       const call = () => {
         if ('org' in owner) {
           return octokit.rest.actions.listSelfHostedRunnersForOrg({
+            ...own(),
             org: owner.org,
             per_page: PER_PAGE,
             page,
@@ -182,6 +192,7 @@ export class OctokitGithubGateway implements GithubGateway {
         }
         const [o, r] = splitRepo(owner.repo);
         return octokit.rest.actions.listSelfHostedRunnersForRepo({
+          ...own(),
           owner: o,
           repo: r,
           per_page: PER_PAGE,
@@ -208,12 +219,14 @@ export class OctokitGithubGateway implements GithubGateway {
     return this.mutate(`delete runner ${runnerId} of ${describe(owner)}`, () => {
       if ('org' in owner) {
         return octokit.rest.actions.deleteSelfHostedRunnerFromOrg({
+          ...own(),
           org: owner.org,
           runner_id: checkedId(runnerId),
         });
       }
       const [o, r] = splitRepo(owner.repo);
       return octokit.rest.actions.deleteSelfHostedRunnerFromRepo({
+        ...own(),
         owner: o,
         repo: r,
         runner_id: checkedId(runnerId),
@@ -268,8 +281,9 @@ export class OctokitGithubGateway implements GithubGateway {
     try {
       const response =
         'org' in owner
-          ? await app.rest.apps.getOrgInstallation({ org: owner.org })
+          ? await app.rest.apps.getOrgInstallation({ ...own(), org: owner.org })
           : await app.rest.apps.getRepoInstallation({
+              ...own(),
               owner: splitRepo(owner.repo)[0],
               repo: splitRepo(owner.repo)[1],
             });

@@ -4,9 +4,14 @@ import { restEndpointMethods } from '@octokit/plugin-rest-endpoint-methods';
 import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
 import Bottleneck from 'bottleneck';
+import type { RetryBudget } from './retry-budget.js';
+import { retryBudget } from './retry-budget.js';
 
-export const GatewayOctokit = Octokit.plugin(restEndpointMethods, retry, throttling);
-export type GatewayOctokit = InstanceType<typeof GatewayOctokit>;
+/** Octokit with runner-medic's plugins, in this order (see retry-budget.ts). */
+function gatewayOctokit(budget: RetryBudget) {
+  return Octokit.plugin(retryBudget(budget), restEndpointMethods, retry, throttling);
+}
+export type GatewayOctokit = InstanceType<ReturnType<typeof gatewayOctokit>>;
 
 /** plugin-retry's list plus 409 (a cancel of a completed run) and 429 (the throttle's job). */
 export const DO_NOT_RETRY = [400, 401, 403, 404, 409, 410, 422, 429, 451];
@@ -26,11 +31,11 @@ export interface OctokitFactoryOptions {
   privateKey: string;
   /** Time left in this invocation (Lambda's `getRemainingTimeInMillis`). */
   remainingTimeMs: () => number;
-  /** Kept free after a rate-limit wait, for the retried call and the rest. @default 5000 */
+  /** Kept free after a retry or rate-limit wait, for the call and the rest. @default 5000 */
   reserveMs?: number;
   /** How often one request may wait out a rate limit. @default 1 */
   rateLimitRetries?: number;
-  /** plugin-retry's retries of 5xx and network errors. @default 3 */
+  /** plugin-retry's retries of 5xx and network errors (fewer when time runs short). @default 3 */
   retries?: number;
   /** plugin-retry's base: the n-th retry waits n² × this. @default 1000 */
   retryBaseMs?: number;
@@ -54,6 +59,7 @@ export class OctokitFactory {
   private readonly installations = new Map<number, GatewayOctokit>();
   private appClient: GatewayOctokit | undefined;
   private readonly write: Bottleneck.Group | undefined;
+  private readonly Client: ReturnType<typeof gatewayOctokit>;
 
   constructor(private readonly options: OctokitFactoryOptions) {
     if (!options.baseUrl) throw new Error('baseUrl is required');
@@ -63,6 +69,11 @@ export class OctokitFactory {
       options.writeSpacingMs === undefined
         ? undefined
         : new Bottleneck.Group({ maxConcurrent: 1, minTime: options.writeSpacingMs });
+    this.Client = gatewayOctokit({
+      remainingTimeMs: options.remainingTimeMs,
+      reserveMs: options.reserveMs ?? 5000,
+      retryBaseMs: options.retryBaseMs ?? 1000,
+    });
   }
 
   forInstallation(installationId: number): GatewayOctokit {
@@ -85,7 +96,7 @@ export class OctokitFactory {
     const limitHandler = (retryAfterS: number, _request: unknown, _octokit: unknown, n: number) =>
       n < (o.rateLimitRetries ?? 1) &&
       retryAfterS * 1000 + (o.reserveMs ?? 5000) <= o.remainingTimeMs();
-    return new GatewayOctokit({
+    return new this.Client({
       baseUrl: o.baseUrl.replace(/\/+$/, ''),
       userAgent: o.userAgent ?? 'runner-medic',
       authStrategy: createAppAuth,
