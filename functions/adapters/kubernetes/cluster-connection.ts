@@ -15,11 +15,14 @@ export interface ClusterConnection {
   invalidate(): void;
 }
 
-/** A kubeconfig document given directly. */
+/** A kubeconfig document given directly (local runs may use exec plugins). */
 export function kubeconfigConnection(document: string, context?: string): ClusterConnection {
   return {
     resolve: () =>
-      Promise.resolve({ key: document, kubeConfig: () => kubeConfigFromString(document, context) }),
+      Promise.resolve({
+        key: document,
+        kubeConfig: () => kubeConfigFromString(document, { context, allowExec: true }),
+      }),
     invalidate: () => undefined,
   };
 }
@@ -33,7 +36,10 @@ export function kubeconfigSecretConnection(
   return {
     resolve: async () => {
       const document = await read();
-      return { key: document, kubeConfig: () => kubeConfigFromString(document, options.context) };
+      return {
+        key: document,
+        kubeConfig: () => kubeConfigFromString(document, { context: options.context }),
+      };
     },
     invalidate: () => undefined,
   };

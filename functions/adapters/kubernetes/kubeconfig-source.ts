@@ -19,14 +19,25 @@ export function kubeconfigSource(
   return createSecretReader(secret, clients, clock, cacheSeconds);
 }
 
-/** A KubeConfig from a YAML/JSON document, on `context` or its current context. */
-export function kubeConfigFromString(document: string, context?: string): KubeConfig {
+/**
+ * A KubeConfig from a YAML/JSON document, on `context` or its current context. Unless
+ * `allowExec`, a user that runs a command or an auth provider (`aws eks get-token`, gcloud) is
+ * refused: Lambda has no such tools; use EKS access instead.
+ */
+export function kubeConfigFromString(
+  document: string,
+  options: { context?: string; allowExec?: boolean } = {},
+): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromString(document);
-  if (context) kc.setCurrentContext(context);
+  if (options.context) kc.setCurrentContext(options.context);
   if (!kc.getContextObject(kc.getCurrentContext())) {
     throw new Error(`the kubeconfig has no context ${JSON.stringify(kc.getCurrentContext())}`);
   }
   if (!kc.getCurrentCluster()) throw new Error('the kubeconfig context names no known cluster');
+  const user = kc.getCurrentUser();
+  if (!options.allowExec && (user?.exec || user?.authProvider)) {
+    throw new Error(`the kubeconfig user ${user.name} needs an exec or auth-provider plugin`);
+  }
   return kc;
 }

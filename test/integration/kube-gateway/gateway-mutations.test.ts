@@ -126,6 +126,24 @@ describe('KubeClusterGateway mutations, guarded by uid, against the Kubernetes A
       expect(server.api.tryGet('pods', NS, 'pod-stuck')).toBeUndefined();
     });
 
+    it('sends the uid precondition always, and gracePeriodSeconds 0 only when forced', async () => {
+      seedRunnerPod(server, 'pod-body-a', { nodeName: 'node-1' });
+      seedRunnerPod(server, 'pod-body-b', { nodeName: 'node-1' });
+      const uidA = uidOf('pods', 'pod-body-a');
+      const uidB = uidOf('pods', 'pod-body-b');
+      proxy.seen.length = 0;
+      await viaProxy.deletePod(NS, 'pod-body-a', uidA, false);
+      await viaProxy.deletePod(NS, 'pod-body-b', uidB, true);
+      const bodies = proxy.seen
+        .filter((r) => r.method === 'DELETE')
+        .map((r) => JSON.parse(r.body) as unknown);
+      expect(bodies).toEqual([
+        { preconditions: { uid: uidA } },
+        { preconditions: { uid: uidB }, gracePeriodSeconds: 0 },
+      ]);
+      expect(proxy.seen.every((r) => !r.url.includes('gracePeriodSeconds'))).toBe(true);
+    });
+
     it('answers gone for a stale uid or a missing pod, leaving the fresh pod alone', async () => {
       seedRunnerPod(server, 'pod-stale', { nodeName: 'node-1' });
       const oldUid = uidOf('pods', 'pod-stale');
