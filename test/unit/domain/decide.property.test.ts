@@ -224,6 +224,24 @@ describe('decide, for any fact set', () => {
     );
   });
 
+  it('keys name the effect, not the time: the same target keeps its key at any later now', () => {
+    fc.assert(
+      fc.property(worldArb, fc.integer({ min: 1, max: 3_600_000 }), (w, later) => {
+        const { facts: f, policy, now } = build(w);
+        const keyOf = (actions: Action[]) =>
+          new Map(
+            actions
+              .filter((a) => a.target.kind !== 'schedule-retry')
+              .map((a) => [JSON.stringify(a.target), a.key]),
+          );
+        const before = keyOf(decide(f, policy, now).actions);
+        for (const [target, key] of keyOf(decide(f, policy, now + later).actions))
+          if (before.has(target)) expect(key).toBe(before.get(target));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('never exceeds a re-run budget, never re-runs a genuine failure', () => {
     fc.assert(
       fc.property(worldArb, (w) => {

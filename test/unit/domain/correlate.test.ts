@@ -1,0 +1,185 @@
+import {
+  correlate,
+  runnerOfJob,
+  runnersForJob,
+  runnersOnInstance,
+} from '../../../functions/domain/correlate.js';
+import type { Facts } from '../../../functions/domain/facts.js';
+import { RUN_ID, er, facts, job, node, pod, withEvent } from './builders.js';
+import { CLUSTER, NS, T0, iso } from './fixtures.js';
+
+const NAME = 'arc-runner-set-2fh9q-runner-tkvlz';
+const only = (f: Facts) => {
+  const [v, ...rest] = correlate(f, T0).runners;
+  expect(rest).toEqual([]);
+  if (!v) throw new Error('expected one runner');
+  return v;
+};
+
+describe('correlate', () => {
+  it('joins pod, EphemeralRunner and node by name, and the node by spec.nodeName', () => {
+    const v = only(
+      facts({ pods: [pod()], ephemeralRunners: [er()], nodes: [node(), node({ name: 'other' })] }),
+    );
+    expect(v).toMatchObject({
+      cluster: CLUSTER,
+      namespace: NS,
+      name: NAME,
+      scaleSet: 'arc-runner-set',
+      arcOwned: true,
+      busy: false,
+      loss: null,
+    });
+    expect(v.node?.name).toBe('pool-github-runners-3-ogny9');
+  });
+
+  it.each<[string, Facts, number[]]>([
+    [
+      'by runner name',
+      facts({
+        pods: [pod()],
+        jobs: [job({ jobId: 1 }), job({ jobId: 2, runnerName: 'someone-else' })],
+      }),
+      [1],
+    ],
+    [
+      'by ER job fields (repo + run id + display name) when the job never named its runner',
+      facts({
+        ephemeralRunners: [
+          er({
+            job: {
+              jobId: 'guid-not-the-rest-id',
+              jobRepositoryName: 'acme/app',
+              workflowRunId: RUN_ID,
+              jobDisplayName: 'build',
+            },
+          }),
+        ],
+        jobs: [
+          job({ jobId: 3, runnerName: null, status: 'in_progress' }),
+          job({ jobId: 4, runnerName: null, name: 'lint' }),
+          job({ jobId: 5, runnerName: null, runId: 1 }),
+        ],
+      }),
+      [3],
+    ],
+  ])('matches jobs %s', (_, f, ids) => {
+    const v = only(f);
+    expect(v.jobs.map((j) => j.job.jobId)).toEqual(ids);
+    expect(v.busy).toBe(true);
+  });
+
+  it('finds the runners of a queued job through its scale-set label (case-insensitive)', () => {
+    const c = correlate(facts({ pods: [pod()], ephemeralRunners: [er()] }), T0);
+    const queued = job({ status: 'queued', runnerName: null, labels: ['ARC-Runner-Set'] });
+    expect(runnersForJob(c, queued).map((v) => v.name)).toEqual([NAME]);
+    expect(
+      runnersForJob(c, { ...queued, job: { ...queued.job, labels: ['ubuntu-latest'] } }),
+    ).toEqual([]);
+  });
+
+  it('finds the runners on an EC2 instance through providerID', () => {
+    const c = correlate(facts({ pods: [pod()], nodes: [node()] }), T0);
+    expect(runnersOnInstance(c, 'i-0123456789abcdef0').map((v) => v.name)).toEqual([NAME]);
+    expect(runnersOnInstance(c, 'i-0fff')).toEqual([]);
+  });
+
+  it('picks the most telling loss and the earliest time, attributing the eviction to the node warning', () => {
+    const evictedByApi = pod({
+      conditions: [
+        {
+          type: 'DisruptionTarget',
+          status: 'True',
+          reason: 'EvictionByEvictionAPI',
+          lastTransitionTime: iso(T0 + 5000),
+        },
+      ],
+    });
+    const f = withEvent(
+      facts({ pods: [evictedByApi], ephemeralRunners: [er()], nodes: [node()] }),
+      {
+        reason: 'SpotInterruption',
+        message: 'Spot ITN received',
+        component: 'aws-node-termination-handler',
+        kind: 'Node',
+        name: 'pool-github-runners-3-ogny9',
+        at: T0,
+      },
+    );
+    const v = only(f);
+    expect(v.loss?.cause).toEqual({
+      kind: 'api-eviction',
+      by: 'spot-interruption',
+      karpenterReason: null,
+    });
+    expect(v.loss?.signal.detail).toMatch(/EvictionByEvictionAPI.*SpotInterruption/);
+    expect(v.lostAt).toBe(T0 + 5000);
+  });
+
+  it('turns a NotReady node into a loss for the live runner pods on it, not for finished ones', () => {
+    const f = facts({
+      pods: [pod()],
+      ephemeralRunners: [er()],
+      nodes: [node({ ready: 'Unknown' })],
+    });
+    expect(only(f).loss?.cause).toEqual({ kind: 'node-not-ready' });
+    const done = facts({
+      pods: [pod({ phase: 'Succeeded' })],
+      nodes: [node({ ready: 'Unknown' })],
+    });
+    expect(only(done).loss).toBeNull();
+  });
+
+  it.each<[string, Facts, boolean]>([
+    ['pod and ER with ARC metadata', facts({ pods: [pod()], ephemeralRunners: [er()] }), true],
+    ['an ER alone', facts({ ephemeralRunners: [er()] }), true],
+    ['a pod without the runner label', facts({ pods: [pod({ labels: { app: 'web' } })] }), false],
+    [
+      'an ARC-looking ER beside a non-runner pod of the same name',
+      facts({ pods: [pod({ labels: { app: 'web' } })], ephemeralRunners: [er()] }),
+      false,
+    ],
+    [
+      'only an event without labels (exporter lookup off)',
+      facts({
+        losses: [
+          {
+            cluster: CLUSTER,
+            namespace: NS,
+            runnerName: NAME,
+            podUid: null,
+            nodeName: null,
+            scaleSet: null,
+            ownedByArc: null,
+            cause: { kind: 'preemption' },
+            signal: { source: 'pod-event', detail: 'Preempted' },
+            at: T0,
+          },
+        ],
+      }),
+      false,
+    ],
+  ])('runner guard: %s → %s', (_, f, owned) => {
+    expect(only(f).arcOwned).toBe(owned);
+  });
+
+  it('runnerOfJob never uses the ER jobId as the REST job id', () => {
+    const f = facts({
+      ephemeralRunners: [
+        er({
+          job: {
+            jobId: '123',
+            jobRepositoryName: 'acme/app',
+            workflowRunId: 1,
+            jobDisplayName: 'x',
+          },
+        }),
+      ],
+      jobs: [job({ jobId: 123, runnerName: null, runId: 2, name: 'y' })],
+    });
+    const c = correlate(f, T0);
+    const j = f.jobs[0];
+    if (!j) throw new Error('expected a job');
+    expect(runnerOfJob(c, j)).toBeNull();
+  });
+});
