@@ -111,6 +111,35 @@ describe('GithubGateway authenticates as the GitHub App, per installation', () =
     ]);
   });
 
+  it('works under a GHES-style /api/v3 base path, through an injected fetch', async () => {
+    const seen: string[] = [];
+    const ghesFetch: typeof fetch = (input, init) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      seen.push(url.pathname);
+      url.pathname = url.pathname.replace(/^\/api\/v3/, '');
+      return fetch(url, init);
+    };
+    const gateway = gatewayFor(sim, undefined, {
+      baseUrl: `${sim.baseUrl}/api/v3/`,
+      fetch: ghesFetch,
+    });
+    const { runId } = sim.triggerRun(REPO, 'ci');
+    expect(await gateway.cancelRun({ repo: REPO, installationId: null }, runId)).toEqual({
+      result: 'done',
+    });
+    expect(seen).toEqual([
+      `/api/v3/repos/${REPO}/installation`,
+      `/api/v3${tokenPath(installationId)}`,
+      `/api/v3/repos/${REPO}/actions/runs/${runId}/cancel`,
+    ]);
+    const notInstalled = await rejection(
+      gateway.getRun({ repo: 'stranger/tool', installationId: null }, runId),
+    );
+    expect(notInstalled).toMatchObject({ name: 'GithubRequestError', status: 404 });
+    const unknown = await rejection(gateway.getRun({ repo: REPO, installationId: 7 }, runId));
+    expect(unknown).toMatchObject({ name: 'GithubRequestError', status: 404 });
+  });
+
   it('throws GithubRequestError (401) when the App key is wrong', async () => {
     const other = buildWorld({ name: 'x', jobs: [] }).sim.app.privateKey;
     const gateway = gatewayFor(sim, undefined, { privateKey: other });
