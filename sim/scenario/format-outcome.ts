@@ -1,0 +1,39 @@
+import type { ScenarioOutcome } from './outcome.js';
+
+const time = (s: number | null) => (s === null ? '-' : `${s.toFixed(1)}s`);
+
+/** The human-readable outcome printed after the timeline. */
+export function formatOutcome(o: ScenarioOutcome): string {
+  const lines = [
+    '',
+    `${o.passed ? 'PASSED' : 'FAILED'}  ${o.scenario}  (${o.remediation ? 'with runner-medic' : 'ARC alone'}, ${o.simulatedSeconds}s simulated)`,
+    '',
+    'jobs:',
+    ...o.jobs.map((j) => {
+      const recovery =
+        j.lostAt !== null && j.recoveredAt !== null
+          ? `  recovered ${(j.recoveredAt - j.lostAt).toFixed(1)}s after loss`
+          : '';
+      return `  run ${j.run}  ${j.name.padEnd(24)} ${j.status}/${j.conclusion ?? '-'}  attempts ${j.attempts}  lost ${time(j.lostAt)}  action ${time(j.actionAt)}  recovered ${time(j.recoveredAt)}${recovery}`;
+    }),
+    '',
+    `runner-medic calls: ${o.medicCalls.kubernetes} Kubernetes, ${o.medicCalls.github} GitHub`,
+    ...o.actions
+      .filter((a) => a.by === 'runner-medic' || a.by === 'user')
+      .map(
+        (a) =>
+          `  ${time(a.at).padStart(8)}  ${a.by}  ${a.api} ${a.verb} ${a.target} → ${a.status}${a.rule ? `  [${a.rule}]` : ''}`,
+      ),
+  ];
+  if (o.violations.length > 0) lines.push('', 'violations:', ...o.violations.map((v) => `  ${v}`));
+  if (o.failedExpectations.length > 0) {
+    lines.push('', 'failed expectations:', ...o.failedExpectations.map((v) => `  ${v}`));
+  }
+  if (o.errors.length > 0)
+    lines.push(
+      '',
+      'invocation errors (retried by EventBridge in AWS):',
+      ...o.errors.map((e) => `  ${e}`),
+    );
+  return lines.join('\n');
+}

@@ -1,0 +1,87 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ScenarioError, parseScenario } from '../../../sim/scenario/scenario-schema.js';
+
+const dir = 'test/scenarios';
+const shipped = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
+
+const minimal = `
+name: tiny
+clusters:
+  - name: c1
+    arcVersion: '0.13'
+    nodes: [{ name: n1, instanceId: i-0abc }]
+    scaleSets: [{ name: arc, owner: acme }]
+repos:
+  - name: acme/app
+    workflows: [{ name: ci, jobs: [{ name: build, runsOn: arc }] }]
+runs: [{ at: 0, repo: acme/app, workflow: ci }]
+`;
+
+function problemsOf(text: string): string[] {
+  try {
+    parseScenario(text, 'x.yaml');
+  } catch (error) {
+    if (error instanceof ScenarioError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('scenario files', () => {
+  it('ships the eight scenarios the project is judged on', () => {
+    expect(shipped.sort()).toEqual([
+      'evicted-arc-0.13.yaml',
+      'fail-fast-matrix.yaml',
+      'genuine-failure.yaml',
+      'node-deleted-pod-notfound.yaml',
+      'non-runner-pod-evicted.yaml',
+      'seed-evicted-before-pickup.yaml',
+      'seed-karpenter-mid-job.yaml',
+      'spot-interruption-two-jobs-same-run.yaml',
+    ]);
+  });
+
+  it.each(shipped)('%s is valid and named after its file', (file) => {
+    const scenario = parseScenario(readFileSync(join(dir, file), 'utf8'), file);
+    expect(`${scenario.name}.yaml`).toBe(file);
+  });
+
+  it('fills in defaults for a minimal scenario', () => {
+    const s = parseScenario(minimal);
+    expect(s.seed).toBe(1);
+    expect(s.clusters[0]?.scaleSets[0]).toMatchObject({
+      namespace: 'arc-runners',
+      minRunners: 0,
+      maxRunners: 10,
+    });
+    expect(s.rates.eventDrop).toBe(0);
+    expect(s.remediation.sweepSeconds).toBe(60);
+  });
+
+  it.each([
+    ['broken YAML', 'name: [', /not valid YAML/],
+    ['an unknown ARC version', minimal.replace("'0.13'", "'0.7'"), /clusters\.0\.arcVersion/],
+    ['an unknown key', `${minimal}\nsurprise: 1\n`, /surprise/],
+    ['a bad instance id', minimal.replace('i-0abc', 'node-1'), /clusters\.0\.nodes\.0\.instanceId/],
+    [
+      'a fault on an unknown cluster',
+      `${minimal}\nfaults: [{ kind: delete-node, at: 5, cluster: c9, node: n1 }]\n`,
+      /faults\.0\.cluster: no cluster named c9/,
+    ],
+    [
+      'a fault on an unknown node',
+      `${minimal}\nfaults: [{ kind: delete-node, at: 5, cluster: c1, node: n7 }]\n`,
+      /faults\.0\.node: no node n7/,
+    ],
+    [
+      'a run of an unknown workflow',
+      minimal.replace('workflow: ci }]', 'workflow: cd }]'),
+      /runs\.0\.workflow/,
+    ],
+    ['a probability above 1', `${minimal}\nrates: { eventDrop: 1.5 }\n`, /rates\.eventDrop/],
+  ])('rejects %s with a message naming the key', (_name, text, message) => {
+    const problems = problemsOf(text);
+    expect(problems.join('\n')).toMatch(message);
+  });
+});
