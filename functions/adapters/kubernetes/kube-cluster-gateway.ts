@@ -147,22 +147,18 @@ export class KubeClusterGateway implements ClusterGateway {
     finalizers: readonly string[],
   ): Promise<ClusterMutation> {
     const what = `remove finalizers of ephemeralrunner ${namespace}/${name}`;
+    let refused: { had: string[]; error: unknown } | undefined;
     for (let attempt = 1; ; attempt++) {
       const current = await this.getEphemeralRunner(namespace, name);
       if (!current || current.metadata.uid !== uid) return 'gone';
       const had = current.metadata.finalizers;
+      // Refused although nothing moved: not a race, so a retry will not help.
+      if (refused && sameList(refused.had, had)) throw this.failure(refused.error, what);
       const keep = had.filter((f) => !finalizers.includes(f));
       if (keep.length === had.length) return 'done';
-      const patch = [
-        { op: 'test', path: '/metadata/uid', value: uid },
-        { op: 'test', path: '/metadata/finalizers', value: had },
-        keep.length === 0
-          ? { op: 'remove', path: '/metadata/finalizers' }
-          : { op: 'replace', path: '/metadata/finalizers', value: keep },
-      ];
       try {
         await this.custom.patchNamespacedCustomObject(
-          { ...EPHEMERAL_RUNNERS, namespace, name, body: patch },
+          { ...EPHEMERAL_RUNNERS, namespace, name, body: finalizerPatch(uid, had, keep) },
           jsonPatchOptions(this.timeoutMs),
         );
         return 'done';
@@ -170,11 +166,11 @@ export class KubeClusterGateway implements ClusterGateway {
         const code = statusCodeOf(e);
         if (code === 404) return 'gone';
         // 422: a `test` op failed (the object changed since the read); 409: a write conflict.
-        if ((code === 422 || code === 409) && attempt < FINALIZER_ATTEMPTS) continue;
-        if (code === 422 || code === 409) {
+        if (code !== 422 && code !== 409) throw this.failure(e, what);
+        if (attempt >= FINALIZER_ATTEMPTS) {
           throw new ClusterUnavailableError(`${what}: the object kept changing`, { cause: e });
         }
-        throw this.failure(e, what);
+        refused = { had, error: e };
       }
     }
   }
@@ -246,4 +242,19 @@ export class KubeClusterGateway implements ClusterGateway {
     this.unparseable++;
     this.options.onUnparseable?.(kind, reason);
   }
+}
+
+/** JSON patch that applies only to this uid and this exact finalizer list. */
+function finalizerPatch(uid: string, had: string[], keep: string[]) {
+  return [
+    { op: 'test', path: '/metadata/uid', value: uid },
+    { op: 'test', path: '/metadata/finalizers', value: had },
+    keep.length === 0
+      ? { op: 'remove', path: '/metadata/finalizers' }
+      : { op: 'replace', path: '/metadata/finalizers', value: keep },
+  ];
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }

@@ -239,6 +239,51 @@ describe('KubeClusterGateway mutations, guarded by uid, against the Kubernetes A
         'patch:200',
       ]);
     });
+
+    it('does not retry a patch refused while nothing changed (422 for another reason)', async () => {
+      const er = seedEphemeralRunner(server, 'fin-refused', { finalizers: BOTH });
+      let patches = 0;
+      proxy.intercept = (req) => {
+        if (req.method !== 'PATCH') return undefined;
+        patches++;
+        return status(422, 'Invalid', 'admission webhook denied the request');
+      };
+      const err = await viaProxy
+        .removeFinalizers(NS, 'fin-refused', er.metadata.uid as string, BOTH)
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ClusterRequestError);
+      expect((err as ClusterRequestError).code).toBe(422);
+      expect(patches).toBe(1);
+      expect(server.api.get('ephemeralrunners', NS, 'fin-refused').metadata.finalizers).toEqual(
+        BOTH,
+      );
+    });
+
+    it('gives up as unavailable after three races in a row', async () => {
+      const er = seedEphemeralRunner(server, 'fin-churn', { finalizers: BOTH });
+      let n = 0;
+      proxy.beforeForward = (req) => {
+        if (req.method !== 'PATCH') return;
+        n++;
+        server.api.modify('arc', 'ephemeralrunners', NS, 'fin-churn', (o) => {
+          o.metadata.finalizers = [...BOTH, `example.com/churn-${n}`];
+        });
+      };
+      const err = await viaProxy
+        .removeFinalizers(NS, 'fin-churn', er.metadata.uid as string, BOTH)
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ClusterUnavailableError);
+      expect((err as Error).message).toMatch(/kept changing/);
+      expect(mine('fin-churn').map((e) => `${e.verb}:${e.code}`)).toEqual([
+        'patch:422',
+        'patch:422',
+        'patch:422',
+      ]);
+      expect(server.api.get('ephemeralrunners', NS, 'fin-churn').metadata.finalizers).toEqual([
+        ...BOTH,
+        'example.com/churn-3',
+      ]);
+    });
   });
 
   describe('failures', () => {
