@@ -72,6 +72,9 @@ export class KubeApi {
   private readonly dependents: DependentsIndex;
   /** Optional fault hook: a message makes eviction answer 429 as a PodDisruptionBudget would. */
   evictionGuard: ((pod: Pod) => string | undefined) | undefined;
+  /** Optional fault hook: an admission webhook / Pod Security rejection of creates (403/422). */
+  admissionGuard:
+    ((resource: ResourceDef, obj: KubeObject, actor: string) => ApiError | undefined) | undefined;
 
   constructor(options: KubeApiOptions) {
     this.clock = options.clock;

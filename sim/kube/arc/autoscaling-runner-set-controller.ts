@@ -1,0 +1,132 @@
+/**
+ * ARC's AutoscalingRunnerSet controller: registers the scale set with the Actions service,
+ * creates the EphemeralRunnerSet, starts the listener, and mirrors the ERS counts into status.
+ */
+import type { ActionsService } from '../../actions-service.js';
+import type { ModelContext } from '../models/model-context.js';
+import { nsName, splitKey, WorkQueue } from '../models/work-queue.js';
+import type { AutoscalingRunnerSet, EphemeralRunnerSet } from '../types.js';
+import { ARS_FINALIZER, type ArcBehaviour } from './arc-version.js';
+import type { Listener } from './listener.js';
+import {
+  ANNOTATION_SCALE_SET_ID,
+  newEphemeralRunnerSet,
+  scaleSetOwner,
+} from './resource-builder.js';
+
+const ACTOR = 'arc';
+const ARS = 'autoscalingrunnersets';
+const ERS = 'ephemeralrunnersets';
+
+export class AutoscalingRunnerSetController {
+  private readonly queue: WorkQueue;
+
+  constructor(
+    private readonly ctx: ModelContext,
+    private readonly service: ActionsService,
+    private readonly arc: ArcBehaviour,
+    private readonly listeners: Map<string, Listener>,
+    private readonly startListener: (ars: AutoscalingRunnerSet, scaleSetId: number) => Listener,
+  ) {
+    this.queue = new WorkQueue(
+      ctx.clock,
+      'autoscalingrunnerset',
+      ctx.timings.controllerLatencyMs,
+      (k) => this.reconcile(k),
+      ctx.errors,
+    );
+    ctx.api.store.subscribe((ev) => {
+      const m = ev.object.metadata;
+      if (ev.resource === 'autoscalingrunnersets.actions.github.com')
+        this.queue.add(nsName(m.namespace, m.name as string));
+      else if (ev.resource === 'ephemeralrunnersets.actions.github.com') {
+        const owner = m.ownerReferences?.find(
+          (r) => r.controller && r.kind === 'AutoscalingRunnerSet',
+        );
+        if (owner) this.queue.add(nsName(m.namespace, owner.name));
+      }
+    });
+  }
+
+  stop(): void {
+    this.queue.stop();
+  }
+
+  reconcile(key: string): void {
+    const [ns, name] = splitKey(key);
+    const { api } = this.ctx;
+    const ars = api.tryGet<AutoscalingRunnerSet>(ARS, ns, name);
+    if (!ars) return;
+    const owned = api
+      .all<EphemeralRunnerSet>(ERS, ns)
+      .filter((e) => e.metadata.ownerReferences?.some((r) => r.uid === ars.metadata.uid));
+
+    if (ars.metadata.deletionTimestamp) {
+      this.listeners.get(key)?.stop();
+      this.listeners.delete(key);
+      for (const ers of owned)
+        if (!ers.metadata.deletionTimestamp)
+          api.delete(ACTOR, ERS, ns, ers.metadata.name as string);
+      if (owned.length === 0) {
+        api.modify<AutoscalingRunnerSet>(
+          ACTOR,
+          ARS,
+          ns,
+          name,
+          (o) =>
+            void (o.metadata.finalizers = (o.metadata.finalizers ?? []).filter(
+              (f) => f !== ARS_FINALIZER,
+            )),
+        );
+      }
+      return;
+    }
+    if (!ars.metadata.finalizers?.includes(ARS_FINALIZER)) {
+      api.modify<AutoscalingRunnerSet>(
+        ACTOR,
+        ARS,
+        ns,
+        name,
+        (o) => void (o.metadata.finalizers = [...(o.metadata.finalizers ?? []), ARS_FINALIZER]),
+      );
+      return;
+    }
+    let scaleSetId = Number(ars.metadata.annotations?.[ANNOTATION_SCALE_SET_ID] ?? 0);
+    if (!scaleSetId) {
+      scaleSetId = this.service.registerScaleSet({
+        owner: scaleSetOwner(ars.spec.githubConfigUrl),
+        name: ars.spec.runnerScaleSetName ?? name,
+      });
+      this.ctx.log('arc/autoscalingrunnerset', 'Created runner scale set', {
+        autoscalingrunnerset: key,
+        runnerScaleSetId: scaleSetId,
+      });
+      api.modify<AutoscalingRunnerSet>(ACTOR, ARS, ns, name, (o) => {
+        o.metadata.annotations = {
+          ...(o.metadata.annotations ?? {}),
+          [ANNOTATION_SCALE_SET_ID]: String(scaleSetId),
+          'actions.github.com/runner-scale-set-name': ars.spec.runnerScaleSetName ?? name,
+        };
+      });
+      return;
+    }
+    const live = owned.filter((e) => !e.metadata.deletionTimestamp);
+    if (live.length === 0) {
+      api.create(ACTOR, ERS, ns, newEphemeralRunnerSet(ars, scaleSetId, this.arc));
+      return;
+    }
+    if (!this.listeners.has(key)) this.listeners.set(key, this.startListener(ars, scaleSetId));
+    const ers = live[0] as EphemeralRunnerSet;
+    const s = ers.status;
+    const status = {
+      currentRunners: s?.currentReplicas ?? 0,
+      pendingEphemeralRunners: s?.pendingEphemeralRunners ?? 0,
+      runningEphemeralRunners: s?.runningEphemeralRunners ?? 0,
+      failedEphemeralRunners: s?.failedEphemeralRunners ?? 0,
+      phase: 'Running',
+    };
+    api.modify<AutoscalingRunnerSet>(ACTOR, ARS, ns, name, (o) => void (o.status = status), {
+      subresource: 'status',
+    });
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * ARC's EphemeralRunnerSet controller: buckets its runners by phase, deletes finished ones, and
+ * scales to `spec.replicas` counting `pending + running + failed` (scaleTotal; the seed bug:
+ * Failed runners hold slots). Scale-down removes idle runners only.
+ */
+import type { ActionsService } from '../../actions-service.js';
+import { ApiError } from '../api/errors.js';
+import type { ModelContext } from '../models/model-context.js';
+import { nsName, splitKey, WorkQueue } from '../models/work-queue.js';
+import type { EphemeralRunner, EphemeralRunnerSet } from '../types.js';
+import { ERS_FINALIZER, type ArcBehaviour } from './arc-version.js';
+import { newEphemeralRunner } from './resource-builder.js';
+
+const ACTOR = 'arc';
+const ERS = 'ephemeralrunnersets';
+const ER = 'ephemeralrunners';
+
+export interface RunnerBuckets {
+  pending: EphemeralRunner[];
+  running: EphemeralRunner[];
+  finished: EphemeralRunner[];
+  failed: EphemeralRunner[];
+  deleting: EphemeralRunner[];
+}
+
+export function bucketRunners(runners: EphemeralRunner[]): RunnerBuckets {
+  const b: RunnerBuckets = { pending: [], running: [], finished: [], failed: [], deleting: [] };
+  for (const er of runners) {
+    if (er.metadata.deletionTimestamp) b.deleting.push(er);
+    else if (er.status?.phase === 'Running') b.running.push(er);
+    else if (er.status?.phase === 'Succeeded') b.finished.push(er);
+    else if (er.status?.phase === 'Failed') b.failed.push(er);
+    else b.pending.push(er);
+  }
+  return b;
+}
+
+export class EphemeralRunnerSetController {
+  private readonly queue: WorkQueue;
+
+  constructor(
+    private readonly ctx: ModelContext,
+    private readonly service: ActionsService,
+    private readonly arc: ArcBehaviour,
+  ) {
+    this.queue = new WorkQueue(
+      ctx.clock,
+      'ephemeralrunnerset',
+      ctx.timings.controllerLatencyMs,
+      (k) => this.reconcile(k),
+      ctx.errors,
+    );
+    ctx.api.store.subscribe((ev) => {
+      const m = ev.object.metadata;
+      if (ev.resource === 'ephemeralrunnersets.actions.github.com')
+        this.queue.add(nsName(m.namespace, m.name as string));
+      else if (ev.resource === 'ephemeralrunners.actions.github.com') {
+        const owner = m.ownerReferences?.find(
+          (r) => r.controller && r.kind === 'EphemeralRunnerSet',
+        );
+        if (owner) this.queue.add(nsName(m.namespace, owner.name));
+      }
+    });
+  }
+
+  stop(): void {
+    this.queue.stop();
+  }
+
+  private owned(ers: EphemeralRunnerSet): EphemeralRunner[] {
+    return this.ctx.api
+      .all<EphemeralRunner>(ER, ers.metadata.namespace)
+      .filter((er) => er.metadata.ownerReferences?.some((r) => r.uid === ers.metadata.uid));
+  }
+
+  reconcile(key: string): void {
+    const [ns, name] = splitKey(key);
+    const { api } = this.ctx;
+    const ers = api.tryGet<EphemeralRunnerSet>(ERS, ns, name);
+    if (!ers) return;
+    const log = (message: string, fields: Record<string, unknown> = {}) =>
+      this.ctx.log('arc/ephemeralrunnerset', message, { ephemeralrunnerset: key, ...fields });
+
+    if (ers.metadata.deletionTimestamp) {
+      const runners = this.owned(ers);
+      for (const er of runners)
+        if (!er.metadata.deletionTimestamp) api.delete(ACTOR, ER, ns, er.metadata.name as string);
+      if (runners.length === 0) {
+        api.modify<EphemeralRunnerSet>(
+          ACTOR,
+          ERS,
+          ns,
+          name,
+          (o) =>
+            void (o.metadata.finalizers = (o.metadata.finalizers ?? []).filter(
+              (f) => f !== ERS_FINALIZER,
+            )),
+        );
+      }
+      return;
+    }
+    if (!ers.metadata.finalizers?.includes(ERS_FINALIZER)) {
+      api.modify<EphemeralRunnerSet>(
+        ACTOR,
+        ERS,
+        ns,
+        name,
+        (o) => void (o.metadata.finalizers = [...(o.metadata.finalizers ?? []), ERS_FINALIZER]),
+      );
+      return;
+    }
+
+    const b = bucketRunners(this.owned(ers));
+    log('Ephemeral runner counts', {
+      pending: b.pending.length,
+      running: b.running.length,
+      finished: b.finished.length,
+      failed: b.failed.length,
+      deleting: b.deleting.length,
+    });
+    for (const er of b.finished) {
+      log('Deleting finished ephemeral runner', { name: er.metadata.name });
+      api.delete(ACTOR, ER, ns, er.metadata.name as string);
+    }
+    const total = b.pending.length + b.running.length + b.failed.length; // scaleTotal()
+    const replicas = ers.spec.replicas ?? 0;
+    log('Scaling comparison', { current: total, desired: replicas });
+    if (total < replicas) {
+      const count = replicas - total;
+      log('Creating new ephemeral runners (scale up)', { count });
+      for (let i = 0; i < count; i++) api.create(ACTOR, ER, ns, newEphemeralRunner(ers, this.arc));
+    } else if (total > replicas) {
+      let toDelete = total - replicas;
+      const idle = [...b.pending, ...b.running].filter((er) => !this.hasJob(er));
+      if (idle.length === 0)
+        log('No pending or running ephemeral runners running at this time for scale down');
+      for (const er of idle) {
+        if (toDelete === 0) break;
+        const runnerId = er.status?.runnerId;
+        if (runnerId && this.service.removeRunner(runnerId) === 'busy') continue;
+        log('Deleting ephemeral runner (scale down)', { name: er.metadata.name });
+        try {
+          api.delete(ACTOR, ER, ns, er.metadata.name as string);
+        } catch (e) {
+          if (!(e instanceof ApiError && e.code === 404)) throw e;
+        }
+        toDelete--;
+      }
+    }
+    const status = {
+      currentReplicas: total,
+      pendingEphemeralRunners: b.pending.length,
+      runningEphemeralRunners: b.running.length,
+      failedEphemeralRunners: b.failed.length,
+      phase: 'Running',
+    };
+    api.modify<EphemeralRunnerSet>(ACTOR, ERS, ns, name, (o) => void (o.status = status), {
+      subresource: 'status',
+    });
+  }
+
+  private hasJob(er: EphemeralRunner): boolean {
+    return this.arc.writesJobId
+      ? (er.status?.jobId ?? '').length > 0
+      : (er.status?.jobRequestId ?? 0) > 0;
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * The scale set listener: reads `TotalAssignedJobs`, merge-patches `replicas = min(minRunners +
+ * assigned, maxRunners)` onto the EphemeralRunnerSet, and on JobStarted merge-patches the
+ * runner's EphemeralRunner status with the job fields (skipping a NotFound runner).
+ */
+import type { ActionsService, JobAssignment } from '../../actions-service.js';
+import type { TimerHandle } from '../../clock.js';
+import { ApiError } from '../api/errors.js';
+import type { ModelContext } from '../models/model-context.js';
+import type { AutoscalingRunnerSet, EphemeralRunnerSet } from '../types.js';
+import type { ArcBehaviour } from './arc-version.js';
+
+const ACTOR = 'arc';
+
+export class Listener {
+  private timer: TimerHandle | undefined;
+  private lastPatch = -1;
+  private patchId = 0;
+  private stopped = false;
+
+  constructor(
+    private readonly ctx: ModelContext,
+    private readonly service: ActionsService,
+    private readonly arc: ArcBehaviour,
+    readonly namespace: string,
+    readonly scaleSetName: string,
+    readonly scaleSetId: number,
+  ) {
+    this.schedule(0);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.ctx.clock.cancel(this.timer);
+  }
+
+  private schedule(delay: number): void {
+    if (this.stopped) return;
+    this.timer = this.ctx.clock.after(delay, `listener ${this.scaleSetName}`, () => {
+      this.poll();
+      this.schedule(this.ctx.timings.listenerPollMs);
+    });
+  }
+
+  private ars(): AutoscalingRunnerSet | undefined {
+    return this.ctx.api.tryGet<AutoscalingRunnerSet>(
+      'autoscalingrunnersets',
+      this.namespace,
+      this.scaleSetName,
+    );
+  }
+
+  private ers(ars: AutoscalingRunnerSet): EphemeralRunnerSet | undefined {
+    return this.ctx.api
+      .all<EphemeralRunnerSet>('ephemeralrunnersets', this.namespace)
+      .find(
+        (e) =>
+          !e.metadata.deletionTimestamp &&
+          e.metadata.ownerReferences?.some((r) => r.uid === ars.metadata.uid),
+      );
+  }
+
+  poll(): void {
+    const ars = this.ars();
+    if (!ars) return;
+    const ers = this.ers(ars);
+    if (!ers) return;
+    const assigned = this.service.assignedJobCount(this.scaleSetId);
+    const min = ars.spec.minRunners ?? 0;
+    const max = ars.spec.maxRunners ?? Number.MAX_SAFE_INTEGER;
+    const target = Math.min(min + assigned, max);
+    if (target === this.lastPatch && ers.spec.replicas === target) return;
+    this.ctx.log('arc/listener', 'Calculated target runner count', {
+      'assigned job': assigned,
+      decision: target,
+      min,
+      max,
+      currentRunnerCount: this.lastPatch,
+    });
+    this.patchId++;
+    this.ctx.api.patch(
+      ACTOR,
+      'ephemeralrunnersets',
+      this.namespace,
+      ers.metadata.name as string,
+      'merge',
+      { spec: { replicas: target, patchID: this.patchId } },
+    );
+    this.lastPatch = target;
+  }
+
+  /** JobStarted: the runner took a job; patch its EphemeralRunner status after the message latency. */
+  jobStarted(runnerName: string, job: JobAssignment): void {
+    this.ctx.clock.after(this.ctx.timings.jobStartedLatencyMs, `JobStarted ${runnerName}`, () => {
+      const status: Record<string, unknown> = {
+        jobRequestId: job.runnerRequestId,
+        jobRepositoryName: job.repository,
+        workflowRunId: job.runId,
+        jobWorkflowRef: job.workflowRef,
+        jobDisplayName: job.displayName,
+      };
+      if (this.arc.writesJobId) status.jobId = job.jobGuid;
+      try {
+        this.ctx.api.patch(
+          ACTOR,
+          'ephemeralrunners',
+          this.namespace,
+          runnerName,
+          'merge',
+          { status },
+          { subresource: 'status' },
+        );
+        this.ctx.log('arc/listener', 'Updated ephemeral runner status with job information', {
+          runnerName,
+          jobId: job.jobGuid,
+        });
+      } catch (e) {
+        if (e instanceof ApiError && e.code === 404) {
+          this.ctx.log('arc/listener', 'Ephemeral runner not found; skipping JobStarted patch', {
+            runnerName,
+          });
+          return;
+        }
+        throw e;
+      }
+    });
+  }
+}

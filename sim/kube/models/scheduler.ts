@@ -1,0 +1,143 @@
+/**
+ * The default scheduler: binds each pending pod to a Ready, schedulable node whose NoSchedule/
+ * NoExecute taints it tolerates and that has room (allocatable pods). Node pressure conditions
+ * are not filtered here, which models the window before their taints land (seed 000).
+ */
+import { setCondition } from '../api/kube-api.js';
+import type { Node, Pod, Taint, Toleration } from '../types.js';
+import type { ModelContext } from './model-context.js';
+import { isTerminal } from './pod-status.js';
+import { nsName, splitKey, WorkQueue } from './work-queue.js';
+
+const ACTOR = 'default-scheduler';
+
+export function tolerates(tolerations: Toleration[] | undefined, taint: Taint): boolean {
+  return (tolerations ?? []).some(
+    (t) =>
+      (t.effect === undefined || t.effect === '' || t.effect === taint.effect) &&
+      (t.operator === 'Exists'
+        ? t.key === undefined || t.key === '' || t.key === taint.key
+        : t.key === taint.key && (t.value ?? '') === (taint.value ?? '')),
+  );
+}
+
+export class Scheduler {
+  private readonly queue: WorkQueue;
+  private readonly reported = new Set<string>();
+  /** Called with pods that fit nowhere (Karpenter's provisioner listens). */
+  onUnschedulable: ((pods: Pod[]) => void) | undefined;
+
+  constructor(
+    private readonly ctx: ModelContext,
+    private readonly nodeUsable: (name: string) => boolean,
+  ) {
+    this.queue = new WorkQueue(
+      ctx.clock,
+      'scheduler',
+      ctx.timings.controllerLatencyMs,
+      (k) => this.schedule(k),
+      ctx.errors,
+    );
+    ctx.api.store.subscribe((ev) => {
+      if (ev.resource === 'pods' && ev.type !== 'DELETED') {
+        const p = ev.object as Pod;
+        if (!p.spec.nodeName && !p.metadata.deletionTimestamp)
+          this.queue.add(nsName(p.metadata.namespace, p.metadata.name as string));
+      } else if (ev.resource === 'nodes' || (ev.resource === 'pods' && ev.type === 'DELETED')) {
+        for (const p of ctx.api.store.scan('pods')) {
+          if (!(p as Pod).spec.nodeName && !p.metadata.deletionTimestamp)
+            this.queue.add(
+              nsName(p.metadata.namespace, p.metadata.name as string),
+              ctx.timings.controllerLatencyMs,
+            );
+        }
+      }
+    });
+  }
+
+  stop(): void {
+    this.queue.stop();
+  }
+
+  private schedule(key: string): void {
+    const [ns, name] = splitKey(key);
+    const { api, clock } = this.ctx;
+    const pod = api.tryGet<Pod>('pods', ns, name);
+    if (!pod || pod.spec.nodeName || pod.metadata.deletionTimestamp || isTerminal(pod)) return;
+    const nodes = api.all<Node>('nodes');
+    const load = new Map<string, number>();
+    for (const p of api.store.scan('pods')) {
+      const n = (p as Pod).spec.nodeName;
+      if (n && !isTerminal(p as Pod)) load.set(n, (load.get(n) ?? 0) + 1);
+    }
+    const fits = nodes.filter((n) => {
+      if (
+        n.metadata.deletionTimestamp ||
+        n.spec.unschedulable ||
+        !this.nodeUsable(n.metadata.name as string)
+      )
+        return false;
+      if (n.status?.conditions?.find((c) => c.type === 'Ready')?.status !== 'True') return false;
+      const hard = (n.spec.taints ?? []).filter(
+        (t) =>
+          (t.effect === 'NoSchedule' || t.effect === 'NoExecute') && !t.key.endsWith('-pressure'),
+      );
+      if (!hard.every((t) => tolerates(pod.spec.tolerations, t))) return false;
+      const max = Number(n.status?.allocatable?.pods ?? 110);
+      return (load.get(n.metadata.name as string) ?? 0) < max;
+    });
+    fits.sort(
+      (a, b) =>
+        (load.get(a.metadata.name as string) ?? 0) - (load.get(b.metadata.name as string) ?? 0) ||
+        String(a.metadata.name).localeCompare(String(b.metadata.name)),
+    );
+    const now = clock.now();
+    const target = fits[0];
+    if (!target) {
+      const message = `0/${nodes.length} nodes are available: ${nodes.length === 0 ? 'no nodes available to schedule pods' : `${nodes.length} node(s) didn't match Pod's node affinity/selector, had untolerated taint, or were not ready`}. preemption: 0/${nodes.length} nodes are available: ${nodes.length} Preemption is not helpful for scheduling.`;
+      api.modify<Pod>(
+        ACTOR,
+        'pods',
+        ns,
+        name,
+        (p) =>
+          setCondition(
+            p,
+            { type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message },
+            now,
+          ),
+        { subresource: 'status' },
+      );
+      if (!this.reported.has(pod.metadata.uid as string)) {
+        this.reported.add(pod.metadata.uid as string);
+        this.ctx.events.record(
+          pod,
+          { type: 'Warning', reason: 'FailedScheduling', message, component: ACTOR },
+          ACTOR,
+        );
+      }
+      this.onUnschedulable?.([pod]);
+      return;
+    }
+    const nodeName = target.metadata.name as string;
+    api.modify<Pod>(ACTOR, 'pods', ns, name, (p) => void (p.spec.nodeName = nodeName));
+    api.modify<Pod>(
+      ACTOR,
+      'pods',
+      ns,
+      name,
+      (p) => setCondition(p, { type: 'PodScheduled', status: 'True' }, now),
+      { subresource: 'status' },
+    );
+    this.ctx.events.record(
+      pod,
+      {
+        type: 'Normal',
+        reason: 'Scheduled',
+        message: `Successfully assigned ${ns}/${name} to ${nodeName}`,
+        component: ACTOR,
+      },
+      ACTOR,
+    );
+  }
+}
