@@ -19,7 +19,10 @@ type Verdict =
 
 function verdict(ctx: RuleContext, j: JobRecord): Verdict {
   const cancelledByUs = ctx.facts.actions.some(
-    (a) => CANCEL_KINDS.has(a.kind) && a.jobIds.includes(j.job.jobId) && a.outcome !== 'gave-up',
+    (a) =>
+      CANCEL_KINDS.has(a.kind) &&
+      a.jobIds.includes(j.job.jobId) &&
+      (a.outcome === 'succeeded' || a.outcome === 'claimed'),
   );
   const anno = j.annotations ? findRunnerLoss(j.annotations) : null;
   if (!anno && !cancelledByUs) {

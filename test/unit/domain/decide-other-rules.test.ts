@@ -200,6 +200,17 @@ describe('rule 4: hung job (off by default)', () => {
     expect(kinds(withRun, T0 + 1_000_000, on)).toContain(
       'rule-3-rerun-killed-job rerun-failed-jobs',
     );
+    const dryCancel = record({
+      key: cancelKey,
+      kind: 'cancel-run',
+      rule: 'rule-4-hung-job',
+      jobIds: [401],
+      outcome: 'dry-run',
+      dryRun: true,
+    });
+    expect(kinds({ ...withRun, actions: [dryCancel] }, T0 + 1_000_000, on)).not.toContain(
+      'rule-3-rerun-killed-job rerun-failed-jobs',
+    );
   });
 });
 
