@@ -47,17 +47,14 @@ export function isAuthPath(path: string): boolean {
 }
 
 /**
- * The typed error for a failure that is no answer about the target: network, 5xx after the
- * retries, a rate limit the throttle handlers declined to wait for, or (GithubRequestError) a
- * status no retry fixes.
+ * The typed error for a request failure that is no answer about the target: network, 5xx after
+ * the retries, a rate limit the throttle handlers declined to wait for (GithubUnavailableError),
+ * or a status no retry fixes (GithubRequestError). Anything else (a bad id, a bad key) is returned
+ * as it is: it is no GitHub outage.
  */
-export function unavailableOrRequestError(
-  error: unknown,
-  what: string,
-  nowMs: number,
-): GithubUnavailableError | GithubRequestError {
+export function unavailableOrRequestError(error: unknown, what: string, nowMs: number): unknown {
   const failure = requestFailureOf(error);
-  if (!failure) return new GithubUnavailableError(`${what}: ${messageOf(error)}`, { cause: error });
+  if (!failure) return error;
   const text = `${what}: ${failure.status} ${failure.message}`;
   if (isRateLimit(failure)) {
     return new GithubRateLimitedError(text, retryAfterMs(failure, nowMs), { cause: error });
@@ -72,10 +69,6 @@ function retryAfterMs(failure: RequestFailure, nowMs: number): number | null {
   const reset = Number(failure.headers['x-ratelimit-reset']);
   if (Number.isFinite(reset) && reset > 0) return Math.max(0, reset * 1000 - nowMs);
   return null;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function field(value: unknown, key: string): unknown {

@@ -116,6 +116,19 @@ describe('GithubGateway re-runs and cancels against the GitHub twin', () => {
     expect((await gateway.cancelRun(ref, 2 ** 40 + 5)).result).toBe('not-found');
   });
 
+  it('rejects a malformed id or repository name before any request, as a RangeError', async () => {
+    world = await setUp();
+    const { sim, gateway, ref } = world;
+    const from = sim.requests().length;
+    await expect(gateway.rerunJob(ref, 2 ** 53)).rejects.toThrow(RangeError);
+    await expect(gateway.cancelRun(ref, 1.5)).rejects.toThrow('not a GitHub id: 1.5');
+    await expect(gateway.getJob(ref, -1)).rejects.toThrow(RangeError);
+    await expect(gateway.rerunFailedJobs({ ...ref, repo: 'acme' }, 1)).rejects.toThrow(
+      'not an owner/repo name: acme',
+    );
+    expect(sim.requests().slice(from)).toEqual([]);
+  });
+
   it('cancels with 202 as done, answers conflict once the run completed, and force-cancels a run stuck on a dead runner', async () => {
     world = await setUp();
     const { sim, clock, gateway, ref } = world;
