@@ -39,8 +39,14 @@ export function toClusterError(error: unknown, cluster: string, what: string): E
   return new ClusterRequestError(`${where} failed with HTTP ${code}`, code, { cause: error });
 }
 
+/** `fetch failed: self-signed certificate …`: undici hides the reason in `cause`. */
 function messageOf(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-  return `${error.message}${cause}`;
+  const parts: string[] = [];
+  let e: unknown = error;
+  for (let depth = 0; depth < 3 && e !== undefined && e !== null; depth++) {
+    const message = typeof e === 'object' && 'message' in e ? String(e.message) : String(e);
+    parts.push(message);
+    e = typeof e === 'object' && 'cause' in e ? e.cause : undefined;
+  }
+  return parts.join(': ');
 }

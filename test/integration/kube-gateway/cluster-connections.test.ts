@@ -1,3 +1,4 @@
+import { rootCertificates } from 'node:tls';
 import { EKSClient } from '@aws-sdk/client-eks';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SSMClient } from '@aws-sdk/client-ssm';
@@ -227,6 +228,15 @@ describe('ClusterConnections with EKS IAM auth', () => {
           },
         };
       }
+      if (call.method === 'GET' && call.path === '/clusters/wrong-ca') {
+        const ca = Buffer.from(rootCertificates[0] ?? '').toString('base64');
+        return {
+          status: 200,
+          body: {
+            cluster: { name: 'wrong-ca', endpoint: proxy.url, certificateAuthority: { data: ca } },
+          },
+        };
+      }
       return {
         status: 404,
         body: { message: 'No cluster found' },
@@ -268,6 +278,7 @@ describe('ClusterConnections with EKS IAM auth', () => {
           kubeconfig: kubeconfigYaml(sim.server.url, sim.server.token('runner-medic')),
         },
         missing: { kind: 'eks', region: 'eu-west-1', eksClusterName: 'no-such' },
+        impostor: { kind: 'eks', region: 'eu-west-1', eksClusterName: 'wrong-ca' },
       },
     });
 
@@ -341,7 +352,7 @@ describe('ClusterConnections with EKS IAM auth', () => {
 
   it('serves an EKS cluster beside a kubeconfig cluster, and reports a cluster EKS does not know', async () => {
     const c = connections();
-    expect(c.clusters()).toEqual(['prod', 'local', 'missing']);
+    expect(c.clusters()).toEqual(['prod', 'local', 'missing', 'impostor']);
     const local = await c.forCluster('local');
     expect(local.cluster).toBe('local');
     expect((await local.getEphemeralRunner(NS, 'eks-runner'))?.cluster).toBe('local');
@@ -351,6 +362,16 @@ describe('ClusterConnections with EKS IAM auth', () => {
     const before = eks.calls.length;
     await c.forCluster('missing').catch(() => undefined);
     expect(eks.calls.length).toBe(before + 1); // a failed DescribeCluster is not cached
+  });
+
+  it('trusts only the CA DescribeCluster gave: another certificate gets no token', async () => {
+    const c = connections();
+    const gw = await c.forCluster('impostor');
+    const seen = proxy.seen.length;
+    const err = await gw.listNodes().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ClusterUnavailableError);
+    expect((err as Error).message).toMatch(/certificate/i);
+    expect(proxy.seen.length).toBe(seen); // the TLS handshake failed before any request
   });
 
   it('refuses EKS access when no EKS client is configured', async () => {
