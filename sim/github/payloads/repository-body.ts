@@ -3,7 +3,7 @@ import type { ApiUrls } from './api-urls.js';
 import { isoSeconds } from './api-urls.js';
 import { userBody } from './account-body.js';
 
-const URL_TEMPLATES: Record<string, string> = {
+const URL_TEMPLATES = {
   forks_url: '/forks',
   keys_url: '/keys{/key_id}',
   collaborators_url: '/collaborators{/collaborator}',
@@ -40,14 +40,16 @@ const URL_TEMPLATES: Record<string, string> = {
   labels_url: '/labels{/name}',
   releases_url: '/releases{/id}',
   deployments_url: '/deployments',
-};
+} as const;
+
+type UrlKey = keyof typeof URL_TEMPLATES;
 
 /** A `minimal-repository` (inside `workflow_run`, and the REST run body). */
 export function minimalRepositoryBody(repo: Repo, urls: ApiUrls) {
   const api = `${urls.api}/repos/${repo.fullName}`;
-  const templated = Object.fromEntries(
-    Object.entries(URL_TEMPLATES).map(([key, suffix]) => [key, `${api}${suffix}`]),
-  );
+  const templated = {} as Record<UrlKey, string>;
+  for (const key of Object.keys(URL_TEMPLATES) as UrlKey[])
+    templated[key] = `${api}${URL_TEMPLATES[key]}`;
   return {
     id: repo.id,
     node_id: repo.nodeId,
