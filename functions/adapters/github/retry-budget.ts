@@ -14,8 +14,9 @@ export interface RetryBudget {
  * on its own: the call that needed it is, token included, so attempts do not multiply (4 × 4).
  *
  * Every hook of one call sees the same options, and calls made without a `request` option share
- * the client's defaults object, where plugin-retry keeps its count: so each gateway call passes
- * its own `request: {}` (see `own()`), and only token calls (made by auth-app) share one.
+ * the client's defaults object, where plugin-retry keeps its count. Token calls (made by
+ * auth-app) do share it, so each gateway call passes its own `request` with that state cleared
+ * (see `own()`).
  */
 export function retryBudget(budget: RetryBudget) {
   return (octokit: Octokit) => {
@@ -34,7 +35,7 @@ export function retryBudget(budget: RetryBudget) {
   };
 }
 
-/** Per-call `request` options, so retry state never crosses calls. */
-export function own(): { request: Record<string, never> } {
-  return { request: {} };
+/** Per-call `request` options, so retry state (kept there by plugin-retry) never crosses calls. */
+export function own(): { request: { retries: undefined; retryCount: undefined } } {
+  return { request: { retries: undefined, retryCount: undefined } };
 }

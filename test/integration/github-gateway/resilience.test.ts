@@ -66,6 +66,23 @@ describe('GithubGateway under 5xx, rate limits and network failures', () => {
     expect(served(sim, from)).toEqual(Array(4).fill(`GET ${runPath()}/jobs 503`));
   });
 
+  it('retries a failed token call only with its caller, and keeps retrying later calls', async () => {
+    const fresh = gatewayFor(sim, budget, { clock });
+    const tokenPath = `/app/installations/${installationId}/access_tokens`;
+    sim.addFault({ kind: 'server-error', status: 502, times: 1, path: tokenPath });
+    const from = sim.requests().length;
+    expect((await fresh.getRun(ref, runId))?.runId).toBe(runId);
+    expect(served(sim, from, true)).toEqual([
+      `POST ${tokenPath} 502`,
+      `POST ${tokenPath} 201`,
+      `GET ${runPath()} 200`,
+    ]);
+    sim.addFault({ kind: 'server-error', status: 502, times: 1, path: runPath() });
+    const later = sim.requests().length;
+    expect((await fresh.getRun(ref, runId))?.runId).toBe(runId);
+    expect(served(sim, later)).toEqual([`GET ${runPath()} 502`, `GET ${runPath()} 200`]);
+  });
+
   it('does not retry a 5xx when the back-off would not leave the 5 s reserve', async () => {
     budget.ms = 5_000;
     sim.addFault({ kind: 'server-error', status: 500, times: 1, path: runPath() });
