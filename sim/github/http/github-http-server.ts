@@ -81,7 +81,14 @@ export class GitHubHttpServer {
     const raw = await readBody(req);
     const method = req.method ?? 'GET';
     const url = new URL(req.url ?? '/', this.url);
-    const { response, by } = await this.respond(method, url, raw, req.headers.authorization);
+    let outcome: { response: ApiResponse; by: string };
+    try {
+      outcome = await this.respond(method, url, raw, req.headers.authorization);
+    } catch (cause) {
+      const message = cause instanceof Error ? cause.message : String(cause);
+      outcome = { response: error(500, `Simulator error: ${message}`), by: '' };
+    }
+    const { response, by } = outcome;
     this.requests.push({
       at: this.deps.clock.now(),
       method,

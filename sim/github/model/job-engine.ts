@@ -9,9 +9,10 @@ import {
 import type { EventHub } from './github-event.js';
 import type { GitHubStore } from './github-store.js';
 import { DAY_MS } from './github-store.js';
-import { nodeId } from './id-source.js';
+import { jobTarget } from './audit-targets.js';
+import { createJob } from './create-job.js';
 import type { ExpandedJob } from './job-names.js';
-import { expandJobs, matchesMatrix } from './job-names.js';
+import { expandJobs } from './job-names.js';
 import type { Actor, Annotation, Job, JobConclusion, Run, Runner, ScaleSet } from './types.js';
 
 export interface EngineTiming {
@@ -95,41 +96,9 @@ export class JobEngine {
   }
 
   private newJob(run: Run, expanded: ExpandedJob): Job {
-    const now = this.clock.now();
-    const id = this.store.ids.next('job');
-    const runsOn = expanded.spec.runsOn;
-    const fails = expanded.spec.fails;
-    const job: Job = {
-      id,
-      guid: this.store.ids.guid(),
-      nodeId: nodeId('CR', id),
-      runId: run.id,
-      runAttempt: run.attempt,
-      name: expanded.name,
-      spec: expanded.spec,
-      matrix: expanded.matrix ?? null,
-      labels: typeof runsOn === 'string' ? [runsOn] : [...runsOn],
-      status: 'queued',
-      conclusion: null,
-      createdAt: now,
-      startedAt: now,
-      completedAt: null,
-      runnerId: null,
-      runnerName: null,
-      runnerGroupId: null,
-      runnerGroupName: null,
-      steps: [],
-      annotations: [],
-      runnerRequestId: this.store.ids.next('request'),
-      cancelRequested: false,
-      lockRenewedAt: null,
-      failsOnItsOwn:
-        fails !== undefined &&
-        matchesMatrix(expanded.matrix, fails.matrix) &&
-        (fails.attempts === undefined || fails.attempts.includes(run.attempt)),
-    };
+    const job = createJob(this.store, run, expanded, this.clock.now());
     run.jobs.push(job);
-    this.store.jobs.set(id, job);
+    this.store.jobs.set(job.id, job);
     return job;
   }
 
@@ -383,12 +352,4 @@ export class JobEngine {
     this.clock.cancel(this.timers.get(job.id));
     this.timers.delete(job.id);
   }
-}
-
-export function jobTarget(run: Run, job: Job): string {
-  return `repos/${run.repo.fullName}/actions/jobs/${job.id}`;
-}
-
-export function runTarget(run: Run): string {
-  return `repos/${run.repo.fullName}/actions/runs/${run.id}`;
 }

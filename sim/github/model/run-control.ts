@@ -3,7 +3,7 @@ import type { GitHubStore } from './github-store.js';
 import { DAY_MS } from './github-store.js';
 import { nodeId } from './id-source.js';
 import type { JobEngine } from './job-engine.js';
-import { jobTarget, runTarget } from './job-engine.js';
+import { jobTarget, runTarget } from './audit-targets.js';
 import { expandJobs, withDependents } from './job-names.js';
 import type { Actor, Run, Workflow } from './types.js';
 

@@ -8,7 +8,7 @@ import type { SimClock } from '../../clock.js';
 import { OPERATION_CANCELED, SHUTDOWN_SIGNAL, failureAnnotation } from './annotation-texts.js';
 import type { GitHubStore } from './github-store.js';
 import type { JobEngine } from './job-engine.js';
-import { jobTarget } from './job-engine.js';
+import { jobTarget } from './audit-targets.js';
 import type { Job, Runner, ScaleSet } from './types.js';
 
 /** The Actions service as ARC's listener and runners see it, backed by the GitHub twin's model. */
