@@ -1,6 +1,7 @@
 import type { Clock } from '../../clock.js';
 import type { IdSource } from './id-source.js';
 import { nodeId } from './id-source.js';
+import { validateWorkflow } from './job-names.js';
 import type {
   Account,
   AuditEntry,
@@ -78,6 +79,7 @@ export class GitHubStore {
 
   defineWorkflow(repoFullName: string, spec: WorkflowSpec): Workflow {
     const repo = this.requireRepo(repoFullName);
+    validateWorkflow(spec);
     const key = `${repoFullName}:${spec.name}`;
     const id = this.workflows.get(key)?.id ?? this.ids.next('workflow');
     const path =

@@ -64,6 +64,7 @@ export class JobEngine {
     while (progressed) {
       progressed = false;
       for (const name of [...run.pending]) {
+        if (!run.pending.includes(name)) continue;
         const job = expanded.get(name);
         if (!job) throw new Error(`job "${name}" is not in workflow ${run.workflow.spec.name}`);
         const verdict = this.needsVerdict(run, job, expanded);

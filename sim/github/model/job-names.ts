@@ -60,3 +60,33 @@ export function matchesMatrix(
   if (!combo) return false;
   return Object.entries(wanted).every(([key, value]) => combo[key] === value);
 }
+
+/** Throws a readable error for duplicate job names, unknown `needs`, cycles and empty matrices. */
+export function validateWorkflow(workflow: WorkflowSpec): void {
+  const where = `workflow "${workflow.name}"`;
+  const names = new Set<string>();
+  for (const job of workflow.jobs) {
+    if (names.has(job.name)) throw new Error(`${where}: job "${job.name}" is defined twice`);
+    names.add(job.name);
+    for (const [key, values] of Object.entries(job.matrix ?? {}))
+      if (values.length === 0)
+        throw new Error(`${where}: job "${job.name}" has an empty matrix "${key}"`);
+  }
+  for (const job of workflow.jobs)
+    for (const need of job.needs ?? [])
+      if (!names.has(need))
+        throw new Error(`${where}: job "${job.name}" needs unknown job "${need}"`);
+  const done = new Set<string>();
+  const visiting = new Set<string>();
+  const byName = new Map(workflow.jobs.map((job) => [job.name, job]));
+  const visit = (name: string, path: string[]): void => {
+    if (done.has(name)) return;
+    if (visiting.has(name))
+      throw new Error(`${where}: needs form a cycle: ${[...path, name].join(' -> ')}`);
+    visiting.add(name);
+    for (const need of byName.get(name)?.needs ?? []) visit(need, [...path, name]);
+    visiting.delete(name);
+    done.add(name);
+  };
+  for (const job of workflow.jobs) visit(job.name, []);
+}

@@ -296,3 +296,41 @@ describe('GitHub twin: jobs on ARC scale-set runners', () => {
     expect(await play(1)).not.toBe(await play(2));
   });
 });
+
+describe('GitHub twin: workflow definitions', () => {
+  it.each([
+    [
+      [
+        { name: 'a', runsOn: 'x' },
+        { name: 'a', runsOn: 'x' },
+      ],
+      /job "a" is defined twice/,
+    ],
+    [[{ name: 'a', runsOn: 'x', needs: ['b'] }], /job "a" needs unknown job "b"/],
+    [
+      [
+        { name: 'a', runsOn: 'x', needs: ['b'] },
+        { name: 'b', runsOn: 'x', needs: ['a'] },
+      ],
+      /needs form a cycle: a -> b -> a/,
+    ],
+    [[{ name: 'a', runsOn: 'x', matrix: { os: [] } }], /job "a" has an empty matrix "os"/],
+  ])('refuses a broken workflow with a clear error (%#)', (jobs, message) => {
+    const { sim } = buildWorld({ name: 'ok', jobs: [] });
+    expect(() => sim.defineWorkflow(REPO, { name: 'bad', jobs })).toThrow(message);
+  });
+
+  it('names matrix jobs as GitHub does, one per combination', () => {
+    const { sim } = buildWorld({
+      name: 'ci',
+      jobs: [{ name: 'test', runsOn: SCALE_SET, matrix: { os: ['linux', 'arm'], node: [20, 22] } }],
+    });
+    const { runId } = sim.triggerRun(REPO, 'ci');
+    expect(sim.jobs(runId).map((job) => job.name)).toEqual([
+      'test (linux, 20)',
+      'test (linux, 22)',
+      'test (arm, 20)',
+      'test (arm, 22)',
+    ]);
+  });
+});
