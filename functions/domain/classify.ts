@@ -3,3 +3,4 @@ export { classifyEvent, type EventClassification } from './classify-event.js';
 export { classifyEc2Event, classifyNode } from './classify-node.js';
 export { classifyEphemeralRunner, classifyMissingPod, classifyPod } from './classify-pod.js';
 export { attributeEviction } from './attribute-eviction.js';
+export { classifyOfflineRunner, classifyRecreatedPod } from './classify-recreated-pod.js';

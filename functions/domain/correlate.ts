@@ -1,6 +1,7 @@
 import { attributeEviction } from './attribute-eviction.js';
 import { classifyEphemeralRunner, classifyPod } from './classify-pod.js';
 import { classifyNode } from './classify-node.js';
+import { classifyOfflineRunner, classifyRecreatedPod } from './classify-recreated-pod.js';
 import type { EphemeralRunner, EphemeralRunnerJobFields, Node, Pod } from './cluster-facts.js';
 import type { Facts, JobRecord } from './facts.js';
 import {
@@ -162,6 +163,7 @@ export function correlate(facts: Facts, now: number): Correlation {
     if (v) v.podMissingSince = m.since;
   }
 
+  const registrations = new Map(facts.registrations.map((r) => [r.name, r]));
   const jobsByRun = new Map<string, JobRecord[]>();
   for (const j of facts.jobs) {
     const k = runKey(j.repository.fullName, j.job.runId);
@@ -187,6 +189,12 @@ export function correlate(facts: Facts, now: number): Correlation {
     v.jobFields = hasJobFields(er?.job) ? er.job : hasJobFields(cache?.job) ? cache.job : null;
     v.runnerId = er?.runnerId ?? cache?.runnerId ?? null;
 
+    const fields = v.jobFields;
+    v.jobs = facts.jobs.filter(
+      (j) => j.job.runnerName === v.name || (fields !== null && matchesErFields(j, v.name, fields)),
+    );
+    v.busy = fields !== null || v.jobs.length > 0;
+
     // Losses about an older pod of the same name (ARC re-created it) no longer apply.
     const podUid = pod?.metadata.uid;
     v.losses = v.losses.filter((l) => !podUid || !l.podUid || l.podUid === podUid);
@@ -194,6 +202,12 @@ export function correlate(facts: Facts, now: number): Correlation {
     if (fromPod) v.losses.push(fromPod);
     const fromEr = er && classifyEphemeralRunner(er);
     if (fromEr) v.losses.push(fromEr);
+    const recreated =
+      er &&
+      pod &&
+      (classifyRecreatedPod(er, pod, v.podMissingSince, cache?.seenAt ?? null) ??
+        classifyOfflineRunner(er, pod, registrations.get(v.name), now));
+    if (recreated) v.losses.push(recreated);
     if (er && !pod && v.podMissingSince !== null)
       v.losses.push({
         cluster: v.cluster,
@@ -230,12 +244,6 @@ export function correlate(facts: Facts, now: number): Correlation {
     v.loss = v.losses[0] ?? null;
     const times = v.losses.map((l) => l.at).filter((t): t is number => t !== null);
     v.lostAt = v.loss ? (times.length > 0 ? Math.min(...times) : null) : null;
-
-    const fields = v.jobFields;
-    v.jobs = facts.jobs.filter(
-      (j) => j.job.runnerName === v.name || (fields !== null && matchesErFields(j, v.name, fields)),
-    );
-    v.busy = fields !== null || v.jobs.length > 0;
   }
 
   const runners = [...views.values()];

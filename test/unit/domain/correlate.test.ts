@@ -183,3 +183,108 @@ describe('correlate', () => {
     expect(runnerOfJob(c, j)).toBeNull();
   });
 });
+
+describe('runners ARC re-created or that never connect', () => {
+  const cached = (seenAt: number): Facts['erJobCache'][number] => ({
+    cluster: CLUSTER,
+    namespace: NS,
+    runnerName: NAME,
+    scaleSet: 'arc-runner-set',
+    runnerId: 42,
+    job: {
+      jobId: 'g',
+      jobRequestId: 1,
+      jobRepositoryName: 'acme/app',
+      jobWorkflowRef: null,
+      workflowRunId: RUN_ID,
+      jobDisplayName: 'build',
+    },
+    seenAt,
+  });
+  // rawPod is created at T0 - 60 s.
+  const missing = (since: number) => [{ cluster: CLUSTER, namespace: NS, name: NAME, since }];
+  it.each<[string, Facts, string | null]>([
+    [
+      '#4588: job cached, pod missing, then re-created with no failure',
+      facts({
+        pods: [pod()],
+        ephemeralRunners: [er()],
+        erJobCache: [cached(T0 - 300_000)],
+        missingPods: missing(T0 - 90_000),
+      }),
+      'pod-not-found',
+    ],
+    [
+      'ARC retried a Failed pod (failure recorded)',
+      facts({
+        pods: [pod()],
+        ephemeralRunners: [er({ failures: { old: iso(T0 - 80_000) } })],
+        erJobCache: [cached(T0 - 300_000)],
+        missingPods: missing(T0 - 90_000),
+      }),
+      null,
+    ],
+    [
+      'the job was first seen after the pod went missing',
+      facts({
+        pods: [pod()],
+        ephemeralRunners: [er()],
+        erJobCache: [cached(T0 - 30_000)],
+        missingPods: missing(T0 - 90_000),
+      }),
+      null,
+    ],
+    [
+      'no job: the re-created pod may well work',
+      facts({ pods: [pod()], ephemeralRunners: [er()], missingPods: missing(T0 - 90_000) }),
+      null,
+    ],
+    [
+      'the pod was created before it was seen missing (stale record)',
+      facts({
+        pods: [pod()],
+        ephemeralRunners: [er()],
+        erJobCache: [cached(T0 - 300_000)],
+        missingPods: missing(T0 - 30_000),
+      }),
+      null,
+    ],
+  ])('%s → %s', (_, f, kind) => {
+    const v = only(f);
+    expect(v.loss?.cause.kind ?? null).toBe(kind);
+    if (kind) expect(v.loss?.signal.detail).toMatch(/#4588/);
+  });
+
+  const registration = (status: string, offlineSince: number | null) => ({
+    id: 42,
+    name: NAME,
+    status,
+    busy: false,
+    labels: ['arc-runner-set'],
+    owner: { org: 'acme' },
+    installationId: 77,
+    offlineSince,
+  });
+  it.each<[string, ReturnType<typeof registration>, number, number | null]>([
+    ['online', registration('online', null), T0 + 600_000, null],
+    [
+      'offline for two minutes after the pod started: lost from then',
+      registration('offline', T0 - 120_000),
+      T0 + 60_000,
+      T0 + 60_000,
+    ],
+    [
+      'offline, but the pod started under two minutes ago',
+      registration('offline', T0 - 120_000),
+      T0 + 59_000,
+      null,
+    ],
+  ])('a Running pod whose registration is %s', (_, r, now, lostAt) => {
+    const [v] = correlate(
+      facts({ pods: [pod()], ephemeralRunners: [er()], registrations: [r] }),
+      now,
+    ).runners;
+    expect(v?.lostAt ?? null).toBe(lostAt);
+    if (lostAt !== null) expect(v?.loss?.signal.detail).toMatch(/offline since/);
+  });
+});

@@ -242,7 +242,18 @@ describe('rule 5: orphan registration', () => {
     ],
     ['offline, within grace', base(reg()), T0 + 60_000, []],
     ['online', base(reg({ status: 'online', offlineSince: null })), T0 + 900_000, []],
-    ['its EphemeralRunner exists', base(reg({ name: NAME })), T0 + 900_000, []],
+    [
+      'its EphemeralRunner exists: not an orphan, but a Running pod whose runner never connects (rule 1)',
+      base(reg({ name: NAME })),
+      T0 + 900_000,
+      ['rule-1-free-poisoned-slot delete-ephemeral-runner'],
+    ],
+    [
+      'its EphemeralRunner exists and it is online',
+      base(reg({ name: NAME, status: 'online', offlineSince: null })),
+      T0 + 900_000,
+      [],
+    ],
     [
       'a name from no EphemeralRunnerSet we know',
       base(reg({ name: 'build-box-1' })),
