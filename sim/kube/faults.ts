@@ -8,9 +8,17 @@ import type { Node, Pod } from './types.js';
 export class Faults {
   constructor(private readonly cluster: SimCluster) {}
 
-  /** kubelet node-pressure eviction (memory, disk = ephemeral-storage, pid): Failed/Evicted. */
-  evictForNodePressure(namespace: string, pod: string, signal: EvictionSignal = 'memory'): void {
-    this.cluster.kubelets.evict(namespace, pod, signal);
+  /**
+   * kubelet node-pressure eviction (memory, disk = ephemeral-storage, pid): Failed/Evicted.
+   * The node keeps the pressure condition and taint for `pressureMs` (default 5 min; 0 = none).
+   */
+  evictForNodePressure(
+    namespace: string,
+    pod: string,
+    signal: EvictionSignal = 'memory',
+    options: { pressureMs?: number } = {},
+  ): void {
+    this.cluster.kubelets.evict(namespace, pod, signal, options.pressureMs);
   }
 
   /** kubelet admission reject: `Pod was rejected: The node had condition: [DiskPressure]. ` */

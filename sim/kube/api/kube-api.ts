@@ -212,6 +212,8 @@ export class KubeApi {
       const valid = this.validate(def, obj);
       if (this.store.peek(resourceKey(def), meta.namespace, meta.name as string))
         throw errors.alreadyExists(t);
+      const denied = this.admissionGuard?.(def, valid, actor);
+      if (denied) throw denied;
       if (options.dryRun) {
         audit(201);
         return valid;

@@ -83,6 +83,7 @@ const SIGNALS: Record<
 export class Kubelets {
   private readonly nodes = new Map<string, NodeAgent>();
   private readonly pods = new Map<string, PodRuntime>();
+  private readonly pressureTimers = new Map<string, TimerHandle>();
   private readonly queue: WorkQueue;
   private readonly unsubscribe: () => void;
 
@@ -203,7 +204,12 @@ export class Kubelets {
       },
       ACTOR,
     );
-    this.ctx.log('kubelet', 'Pod rejected at admission', { pod: `${ns}/${name}`, reason, message });
+    this.ctx.log('kubelet', 'Pod rejected at admission', {
+      pod: `${ns}/${name}`,
+      node: pod.spec.nodeName,
+      reason,
+      message,
+    });
   }
 
   private admit(pod: Pod, agent: NodeAgent): void {
@@ -394,12 +400,16 @@ export class Kubelets {
     return { pod, rt: this.pods.get(nsName(ns, name)) };
   }
 
-  /** Node-pressure (hard) eviction of one pod: killed at once, Failed/Evicted, Warning event. */
-  evict(ns: string, name: string, signal: EvictionSignal): void {
+  /**
+   * Node-pressure (hard) eviction of one pod: killed at once, Failed/Evicted, Warning event.
+   * The node reports the pressure condition (and its NoSchedule taint) for `pressureMs`
+   * (the kubelet's eviction-pressure-transition-period, 5 min by default; 0 = not at all).
+   */
+  evict(ns: string, name: string, signal: EvictionSignal, pressureMs = 5 * 60_000): void {
     const { pod, rt } = this.runtime(ns, name);
     const s = SIGNALS[signal];
     const node = pod.spec.nodeName as string;
-    this.setPressure(node, s.condition, true);
+    this.pressureFor(node, s.condition, pressureMs);
     const runner = pod.spec.containers.find((c) => c.name === 'runner') ?? pod.spec.containers[0];
     let message = `The node was low on resource: ${s.resource}. Threshold quantity: ${s.threshold}, available: ${s.available}. `;
     if (s.usage && runner)
@@ -440,9 +450,35 @@ export class Kubelets {
     this.stopWith(pod, rt, apply, () => rt?.process?.kill(137, 'Error'));
   }
 
-  /** Admission rejection (`Pod was rejected: The node had condition: [DiskPressure]. `). */
-  rejectAtAdmission(ns: string, name: string, condition: PressureCondition = 'DiskPressure'): void {
+  /** Sets a pressure condition for `ms`, then clears it (0 = leave the node alone). */
+  private pressureFor(node: string, condition: PressureCondition, ms: number): void {
+    if (ms <= 0) return;
+    this.setPressure(node, condition, true);
+    const key = `${node}|${condition}`;
+    this.ctx.clock.cancel(this.pressureTimers.get(key));
+    this.pressureTimers.set(
+      key,
+      this.ctx.clock.after(ms, `pressure ends ${key}`, () => {
+        this.pressureTimers.delete(key);
+        if (this.nodes.has(node) && this.ctx.api.tryGet('nodes', undefined, node))
+          this.setPressure(node, condition, false);
+      }),
+    );
+  }
+
+  /**
+   * Admission rejection (`Pod was rejected: The node had condition: [DiskPressure]. `): the pod
+   * landed on the node just before its pressure taint. The node keeps the condition for
+   * `pressureMs` (default 5 min; 0 = none).
+   */
+  rejectAtAdmission(
+    ns: string,
+    name: string,
+    condition: PressureCondition = 'DiskPressure',
+    pressureMs = 5 * 60_000,
+  ): void {
     const { pod, rt } = this.runtime(ns, name);
+    if (pod.spec.nodeName) this.pressureFor(pod.spec.nodeName, condition, pressureMs);
     if (rt) {
       rt.process?.kill();
       this.drop(rt);

@@ -1,7 +1,8 @@
 /**
  * The default scheduler: binds each pending pod to a Ready, schedulable node whose NoSchedule/
- * NoExecute taints it tolerates and that has room (allocatable pods). Node pressure conditions
- * are not filtered here, which models the window before their taints land (seed 000).
+ * NoExecute taints (including the node-pressure taints) it tolerates and that has room
+ * (allocatable pods). The race in which a pod lands on a node just before its pressure taint
+ * (seed 000) is the `admissionReject` fault.
  */
 import { setCondition } from '../api/kube-api.js';
 import type { Node, Pod, Taint, Toleration } from '../types.js';
@@ -79,8 +80,7 @@ export class Scheduler {
         return false;
       if (n.status?.conditions?.find((c) => c.type === 'Ready')?.status !== 'True') return false;
       const hard = (n.spec.taints ?? []).filter(
-        (t) =>
-          (t.effect === 'NoSchedule' || t.effect === 'NoExecute') && !t.key.endsWith('-pressure'),
+        (t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute',
       );
       if (!hard.every((t) => tolerates(pod.spec.tolerations, t))) return false;
       const max = Number(n.status?.allocatable?.pods ?? 110);
