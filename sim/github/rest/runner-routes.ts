@@ -42,6 +42,13 @@ export function runnerRoutes(deps: RestDeps): Route[] {
       body: { total_count: runners.length, runners: page.map(runnerBody) },
     };
   };
+  const get: Route['handler'] = (ctx) => {
+    if (!allowed(ctx)) return error(404, 'Not Found');
+    const runner = runnersIn(scopeOf(ctx)).find(
+      (candidate) => candidate.id === Number(ctx.params['runner_id']),
+    );
+    return runner ? { status: 200, body: runnerBody(runner) } : error(404, 'Not Found');
+  };
   const remove: Route['handler'] = (ctx) => {
     if (!allowed(ctx)) return error(404, 'Not Found');
     const scope = scopeOf(ctx);
@@ -59,6 +66,13 @@ export function runnerRoutes(deps: RestDeps): Route[] {
   };
   return [
     { method: 'GET', path: '/orgs/{org}/actions/runners', auth: 'token', handler: list },
+    { method: 'GET', path: '/orgs/{org}/actions/runners/{runner_id}', auth: 'token', handler: get },
+    {
+      method: 'GET',
+      path: '/repos/{owner}/{repo}/actions/runners/{runner_id}',
+      auth: 'token',
+      handler: get,
+    },
     {
       method: 'DELETE',
       path: '/orgs/{org}/actions/runners/{runner_id}',

@@ -145,6 +145,11 @@ describe('GitHub twin: App authentication and self-hosted runner registrations',
     expect(refused.response?.data).toMatchObject({
       message: 'Bad request - Runner "busy-runner" is still running a job',
     });
+    const { data: one } = await medic.rest.actions.getSelfHostedRunnerForOrg({
+      org: ORG,
+      runner_id: idle.runnerId,
+    });
+    expect(one).toMatchObject({ name: 'idle-runner', status: 'online', busy: false });
     expect(
       (
         await medic.rest.actions.deleteSelfHostedRunnerFromOrg({
@@ -154,6 +159,11 @@ describe('GitHub twin: App authentication and self-hosted runner registrations',
       ).status,
     ).toBe(204);
     expect(sim.actions.acquireJob('idle-runner')).toBeUndefined();
+    const gone = medic.rest.actions.getSelfHostedRunnerForOrg({
+      org: ORG,
+      runner_id: idle.runnerId,
+    });
+    expect((await rejection(gone)).status).toBe(404);
     expect(
       (
         await rejection(
