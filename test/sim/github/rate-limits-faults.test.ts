@@ -106,6 +106,37 @@ describe('GitHub twin: rate limits, injected errors and latency', () => {
     expect((await medic.rest.actions.listWorkflowRunsForRepo({ owner, repo })).status).toBe(200);
   });
 
+  it('injects a primary limit as 429 on writes only, with x-ratelimit-reset in sim time', async () => {
+    const onRateLimit = recorder();
+    const onSecondaryRateLimit = recorder();
+    sim.addFault({
+      kind: 'primary-rate-limit',
+      status: 429,
+      resetAfterS: 120,
+      method: 'POST',
+      times: 1,
+    });
+    const octokit = new ThrottledOctokit({
+      baseUrl,
+      auth: sim.issueInstallationToken(installationId),
+      throttle: { onRateLimit, onSecondaryRateLimit },
+    });
+    const { runId } = sim.triggerRun(REPO, 'ci');
+    expect((await octokit.rest.actions.getWorkflowRun({ owner, repo, run_id: runId })).status).toBe(
+      200,
+    );
+    const refused = await rejection(
+      octokit.rest.actions.cancelWorkflowRun({ owner, repo, run_id: runId }),
+    );
+    expect(refused.status).toBe(429);
+    expect(refused.response?.headers['x-ratelimit-remaining']).toBe('0');
+    expect(Number(refused.response?.headers['x-ratelimit-reset'])).toBe(
+      Math.ceil(clock.now() / 1000) + 120,
+    );
+    expect(onRateLimit.calls).toHaveLength(1);
+    expect(sim.run(runId)?.status).toBe('queued');
+  });
+
   it('injects a secondary limit as 429 with retry-after, seen by onSecondaryRateLimit', async () => {
     const onRateLimit = recorder();
     const onSecondaryRateLimit = recorder();
