@@ -4,6 +4,9 @@ import type { ClusterGateways, ClusterMutation } from '../ports/cluster-gateway.
 import { GithubUnavailableError } from '../ports/github-gateway.js';
 import type { GithubGateway, GithubMutation } from '../ports/github-gateway.js';
 
+/** Refusals no retry will change (RBAC, validation, a cluster that is not configured). */
+const REFUSALS = new Set(['ClusterRequestError', 'UnknownClusterError', 'GithubRequestError']);
+
 export interface CarriedOut {
   outcome: ActionOutcome;
   detail: string;
@@ -48,6 +51,9 @@ export async function carryOut(
   } catch (error) {
     if (error instanceof ClusterUnavailableError || error instanceof GithubUnavailableError) {
       return { outcome: 'failed', detail: error.message, error };
+    }
+    if (error instanceof Error && REFUSALS.has(error.name)) {
+      return { outcome: 'gave-up', detail: `${error.name}: ${error.message}` };
     }
     throw error;
   }

@@ -1,3 +1,4 @@
+import type { EphemeralRunner } from '../domain/cluster-facts.js';
 import type { Facts } from '../domain/facts.js';
 import type { Policy } from '../domain/policy.js';
 import type { ClusterGateways } from '../ports/cluster-gateway.js';
@@ -68,7 +69,7 @@ export async function gatherFacts(
             await store.clearMissingPod(cluster, namespace, name);
             facts.missingPods = facts.missingPods.filter((m) => m !== missing);
           }
-        } else if (!missing && er.metadata.deletionTimestamp === null) {
+        } else if (!missing && er.metadata.deletionTimestamp === null && hadItsPod(er, now)) {
           const pod = { cluster, namespace, name, since: now };
           await store.recordMissingPod(pod, now);
           facts.missingPods = [...facts.missingPods, pod];
@@ -77,6 +78,17 @@ export async function gatherFacts(
     }
   }
   return facts;
+}
+
+/**
+ * A fresh EphemeralRunner has no pod yet while ARC creates it: its pod is missing only once the
+ * runner had one (ARC copies the pod's phase into its status) or it is past ARC's creation window.
+ */
+const POD_CREATION_WINDOW_MS = 60_000;
+
+function hadItsPod(er: EphemeralRunner, now: number): boolean {
+  const created = er.metadata.creationTimestamp ?? now;
+  return er.phase !== null || now - created >= POD_CREATION_WINDOW_MS;
 }
 
 /** Clusters and namespaces worth listing: those configured plus those facts point at. */

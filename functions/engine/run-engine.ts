@@ -1,12 +1,12 @@
 import { MUTATING_KINDS } from '../domain/action.js';
 import type { Action, ActionOutcome, Decision, HeldAction } from '../domain/action.js';
 import { decide } from '../domain/decide.js';
-import type { Facts } from '../domain/facts.js';
+import type { Facts, RunnerRegistration } from '../domain/facts.js';
 import type { Policy } from '../domain/policy.js';
 import type { Clock } from '../ports/clock.js';
 import type { ClusterGateways } from '../ports/cluster-gateway.js';
 import type { EventPublisher } from '../ports/event-publisher.js';
-import type { FactsStore } from '../ports/facts-store.js';
+import type { FactsStore, StoredFacts } from '../ports/facts-store.js';
 import type { GithubGateway } from '../ports/github-gateway.js';
 import { carryOut } from './carry-out.js';
 import { gatherFacts } from './gather-facts.js';
@@ -73,7 +73,11 @@ export async function runEngine(trigger: Trigger, deps: EngineDeps): Promise<Eng
   if (ignored.length > 0) deps.metrics.count('InputIgnored', { trigger: trigger.kind });
 
   const policy = await deps.policy();
-  const stored = await deps.store.load(now);
+  let stored = await deps.store.load(now);
+  if (trigger.kind === 'sweep') {
+    await refreshRegistrations(stored, deps, now);
+    stored = await deps.store.load(now);
+  }
   const facts = await gatherFacts(stored, deps.store, deps.clusters, policy, now);
   const decision = await decideWithNeeds(facts, policy, now, deps);
 
@@ -180,6 +184,35 @@ async function act(
   const log = outcome === 'failed' || outcome === 'gave-up' ? deps.log.warn : deps.log.info;
   log('remediation', { ...base, outcome, detail, reason: action.reason, scope: action.scope });
   return { report: { ...base, outcome, detail }, ...(error ? { error } : {}) };
+}
+
+/**
+ * The sweep reads every org's self-hosted runner registrations (rule 5, and the offline check
+ * that finds a pod re-created with a spent JIT config), remembering when each went offline.
+ */
+async function refreshRegistrations(
+  stored: StoredFacts,
+  deps: EngineDeps,
+  now: number,
+): Promise<void> {
+  const installations = new Map<string, number | null>();
+  for (const job of stored.jobs) {
+    const owner = job.repository.owner;
+    if (!installations.get(owner)) installations.set(owner, job.installationId);
+  }
+  if (installations.size === 0) return;
+  const previous = new Map(
+    stored.registrations.map((r) => [`${JSON.stringify(r.owner)}#${r.id}`, r]),
+  );
+  const fresh: RunnerRegistration[] = [];
+  for (const [org, installationId] of installations) {
+    for (const runner of await deps.github.listRunners({ org }, installationId)) {
+      const before = previous.get(`${JSON.stringify(runner.owner)}#${runner.id}`);
+      const offline = runner.status === 'offline';
+      fresh.push({ ...runner, offlineSince: offline ? (before?.offlineSince ?? now) : null });
+    }
+  }
+  await deps.store.replaceRegistrations(fresh, now);
 }
 
 function lossTime(action: Action, facts: Facts): number | null {

@@ -17,6 +17,7 @@ export interface ClusterTwin {
   audit(): AuditEntry[];
   /** Events exported to the bus (already thinned by the scenario's event drop rate). */
   onBusEntry(listener: (entry: BusEntry) => void): void;
+  /** Resolves once applied; may wait on the clock for its target, so never await it inside a clock callback. */
   applyFault(fault: ScenarioFault): Promise<AppliedFault>;
   stop(): Promise<void>;
 }

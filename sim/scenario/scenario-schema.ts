@@ -25,8 +25,6 @@ const scaleSetSchema = z.strictObject({
   maxRunners: z.number().int().positive().default(10),
   /** `karpenter.sh/do-not-disrupt: "true"` on the runner pod template. */
   doNotDisrupt: z.boolean().default(false),
-  /** Node the runner pods are scheduled to (default: the cluster's first node). */
-  node: name.optional(),
 });
 
 const clusterSchema = z.strictObject({
@@ -34,6 +32,8 @@ const clusterSchema = z.strictObject({
   arcVersion: z.enum(['0.9', '0.13']),
   nodes: z.array(nodeSchema).min(1),
   scaleSets: z.array(scaleSetSchema).min(1),
+  /** Karpenter launches a node when pods cannot be scheduled (after its launch time). */
+  karpenterProvisioning: z.boolean().default(true),
   /** Pods that are not runners (e.g. a web app), to prove they are never touched. */
   otherPods: z
     .array(
@@ -78,6 +78,9 @@ const podTarget = z.union([
   z.strictObject({ pod: name, namespace: name }),
 ]);
 
+/** A node by name, or the node running a job's runner at the time of the fault. */
+const nodeTarget = { node: name.optional(), nodeOfJob: z.string().min(1).optional() };
+
 const faultSchema = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('evict-pod'),
@@ -97,12 +100,17 @@ const faultSchema = z.discriminatedUnion('kind', [
     kind: z.literal('disrupt-node'),
     at: seconds,
     cluster: name,
-    node: name,
+    ...nodeTarget,
     reason: z.enum(['consolidation', 'drift', 'expiry']),
   }),
-  z.strictObject({ kind: z.literal('spot-interruption'), at: seconds, cluster: name, node: name }),
-  z.strictObject({ kind: z.literal('delete-node'), at: seconds, cluster: name, node: name }),
-  z.strictObject({ kind: z.literal('shutdown-node'), at: seconds, cluster: name, node: name }),
+  z.strictObject({
+    kind: z.literal('spot-interruption'),
+    at: seconds,
+    cluster: name,
+    ...nodeTarget,
+  }),
+  z.strictObject({ kind: z.literal('delete-node'), at: seconds, cluster: name, ...nodeTarget }),
+  z.strictObject({ kind: z.literal('shutdown-node'), at: seconds, cluster: name, ...nodeTarget }),
 ]);
 
 const expectedJob = z.strictObject({
@@ -199,6 +207,8 @@ export async function loadScenario(file: string): Promise<Scenario> {
   return parseScenario(await readFile(file, 'utf8'), file);
 }
 
+const NODE_FAULTS = new Set(['disrupt-node', 'spot-interruption', 'delete-node', 'shutdown-node']);
+
 /** References between sections: clusters, nodes, repos and workflows named must exist. */
 function crossCheck(s: Scenario): string[] {
   const problems: string[] = [];
@@ -206,8 +216,14 @@ function crossCheck(s: Scenario): string[] {
   s.faults.forEach((f, i) => {
     const cluster = clusters.get(f.cluster);
     if (!cluster) return problems.push(`faults.${i}.cluster: no cluster named ${f.cluster}`);
-    if ('node' in f && !cluster.nodes.some((n) => n.name === f.node)) {
-      problems.push(`faults.${i}.node: no node ${f.node} in cluster ${f.cluster}`);
+    if (NODE_FAULTS.has(f.kind)) {
+      const node = 'node' in f ? f.node : undefined;
+      const ofJob = 'nodeOfJob' in f ? f.nodeOfJob : undefined;
+      if ((node === undefined) === (ofJob === undefined)) {
+        problems.push(`faults.${i}: give exactly one of node or nodeOfJob`);
+      } else if (node !== undefined && !cluster.nodes.some((n) => n.name === node)) {
+        problems.push(`faults.${i}.node: no node ${node} in cluster ${f.cluster}`);
+      }
     }
     return undefined;
   });
@@ -218,12 +234,5 @@ function crossCheck(s: Scenario): string[] {
       problems.push(`runs.${i}.workflow: no workflow ${r.workflow} in ${r.repo}`);
     }
   });
-  s.clusters.forEach((c, ci) =>
-    c.scaleSets.forEach((set, si) => {
-      if (set.node && !c.nodes.some((n) => n.name === set.node)) {
-        problems.push(`clusters.${ci}.scaleSets.${si}.node: no node ${set.node}`);
-      }
-    }),
-  );
   return problems;
 }

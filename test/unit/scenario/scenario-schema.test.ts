@@ -75,6 +75,11 @@ describe('scenario files', () => {
       /faults\.0\.node: no node n7/,
     ],
     [
+      'a node fault naming no node',
+      `${minimal}\nfaults: [{ kind: delete-node, at: 5, cluster: c1 }]\n`,
+      /faults\.0: give exactly one of node or nodeOfJob/,
+    ],
+    [
       'a run of an unknown workflow',
       minimal.replace('workflow: ci }]', 'workflow: cd }]'),
       /runs\.0\.workflow/,

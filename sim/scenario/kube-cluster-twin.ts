@@ -1,0 +1,195 @@
+import { SimCluster } from '../kube/cluster.js';
+import type { Pod } from '../kube/types.js';
+import type { BusEntry, ClusterTwin } from './cluster-twin.js';
+import type { AppliedFault } from './outcome.js';
+import type { CreateClusterInput } from './run-scenario.js';
+import type { PodTarget, ScenarioFault } from './scenario-schema.js';
+
+const RUNNER_LABEL = 'actions-ephemeral-runner';
+const SCALE_SET_LABEL = 'actions.github.com/scale-set-name';
+/** How long a fault waits for its target pod to appear before giving up. */
+const TARGET_PATIENCE_MS = 30_000;
+const TARGET_POLL_MS = 500;
+
+/** A scenario cluster on sim/kube's SimCluster, wired to the GitHub twin's Actions service. */
+export async function createKubeClusterTwin(input: CreateClusterInput): Promise<ClusterTwin> {
+  const { spec, clock, github } = input;
+  const cluster = new SimCluster({
+    name: spec.name,
+    arcVersion: spec.arcVersion,
+    seed: `${String(input.seed)}:${spec.name}`,
+    clock,
+    actionsService: github.actions,
+    eventExport: { dropRate: input.eventDrop },
+    karpenter: { provisioning: spec.karpenterProvisioning },
+  });
+  for (const node of spec.nodes) {
+    cluster.addNode({
+      name: node.name,
+      instanceId: node.instanceId,
+      zone: node.zone,
+      capacityType: node.capacityType,
+    });
+  }
+  for (const set of spec.scaleSets) {
+    cluster.addScaleSet({
+      name: set.name,
+      namespace: set.namespace,
+      minRunners: set.minRunners,
+      maxRunners: set.maxRunners,
+      githubConfigUrl: `https://github.com/${set.owner}`,
+      ...(set.doNotDisrupt ? { podAnnotations: { 'karpenter.sh/do-not-disrupt': 'true' } } : {}),
+    });
+  }
+  for (const pod of spec.otherPods) placeOtherPod(cluster, pod);
+  await cluster.start();
+
+  const listeners: ((entry: BusEntry) => void)[] = [];
+  cluster.bus.subscribe((delivery) => {
+    for (const listener of listeners) listener(delivery.event);
+  });
+
+  return {
+    name: spec.name,
+    kubeconfig: (actor) => cluster.kubeconfig(actor),
+    audit: () => cluster.audit.entries,
+    onBusEntry: (listener) => void listeners.push(listener),
+    applyFault: (fault) => applyFault(cluster, input, fault),
+    stop: () => cluster.stop(),
+  };
+}
+
+function placeOtherPod(
+  cluster: SimCluster,
+  pod: { namespace: string; name: string; node: string; labels: Record<string, string> },
+): void {
+  cluster.createNamespace(pod.namespace);
+  cluster.api.create('scenario', 'pods', pod.namespace, {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: pod.name, namespace: pod.namespace, labels: pod.labels },
+    spec: { nodeName: pod.node, containers: [{ name: 'app', image: 'registry.example/app:1' }] },
+  });
+}
+
+async function applyFault(
+  cluster: SimCluster,
+  input: CreateClusterInput,
+  fault: ScenarioFault,
+): Promise<AppliedFault> {
+  const { clock } = input;
+  const base = { kind: fault.kind, cluster: cluster.name };
+  switch (fault.kind) {
+    case 'evict-pod':
+    case 'admission-reject':
+    case 'oom-kill': {
+      const pod = await waitForPod(cluster, input, fault.target);
+      if (!pod) return { ...base, at: clock.now(), namespace: null, scaleSet: null, pods: [] };
+      const ns = pod.metadata.namespace ?? '';
+      const name = pod.metadata.name ?? '';
+      if (fault.kind === 'evict-pod') {
+        cluster.faults.evictForNodePressure(
+          ns,
+          name,
+          fault.resource === 'ephemeral-storage' ? 'disk' : fault.resource,
+        );
+      } else if (fault.kind === 'admission-reject')
+        cluster.faults.admissionReject(ns, name, 'DiskPressure');
+      else cluster.faults.oomKill(ns, name);
+      return {
+        ...base,
+        at: clock.now(),
+        namespace: ns,
+        scaleSet: pod.metadata.labels?.[SCALE_SET_LABEL] ?? null,
+        pods: isRunner(pod) ? [name] : [],
+      };
+    }
+    default: {
+      const node =
+        fault.node ?? (fault.nodeOfJob ? nodeOfJob(cluster, input, fault.nodeOfJob) : undefined);
+      const hit = node ? runnerPodsOn(cluster, node) : [];
+      const scaleSet = hit[0]?.metadata.labels?.[SCALE_SET_LABEL] ?? null;
+      const applied: AppliedFault = {
+        ...base,
+        at: clock.now(),
+        namespace: hit[0]?.metadata.namespace ?? null,
+        scaleSet,
+        pods: hit.map((p) => p.metadata.name ?? ''),
+      };
+      if (!node) return applied;
+      if (fault.kind === 'disrupt-node') cluster.faults.karpenterDisrupt(node, fault.reason);
+      else if (fault.kind === 'spot-interruption') cluster.faults.spotInterruption(node);
+      else if (fault.kind === 'delete-node') cluster.faults.deleteNode(node);
+      else cluster.faults.gracefulNodeShutdown(node);
+      return applied;
+    }
+  }
+}
+
+/** The pod a target names, waiting (in simulated time) for it to exist in the wanted state. */
+async function waitForPod(
+  cluster: SimCluster,
+  input: CreateClusterInput,
+  target: PodTarget,
+): Promise<Pod | undefined> {
+  const deadline = input.clock.now() + TARGET_PATIENCE_MS;
+  for (;;) {
+    const pod = findPod(cluster, input, target);
+    if (pod || input.clock.now() >= deadline) return pod;
+    await input.clock.advance(TARGET_POLL_MS);
+  }
+}
+
+function findPod(
+  cluster: SimCluster,
+  input: CreateClusterInput,
+  target: PodTarget,
+): Pod | undefined {
+  if ('pod' in target) return cluster.pod(target.namespace, target.pod);
+  if ('runnerOfJob' in target) {
+    const runner = runnerOfJob(input, target.runnerOfJob);
+    return runner ? cluster.pods().find((p) => p.metadata.name === runner) : undefined;
+  }
+  return cluster
+    .pods()
+    .filter((p) => isRunner(p) && p.metadata.labels?.[SCALE_SET_LABEL] === target.scaleSet)
+    .filter((p) => p.status?.phase !== 'Failed' && p.status?.phase !== 'Succeeded')
+    .find((p) => {
+      const ready =
+        p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+      if (target.state === 'starting') return !ready && Boolean(p.spec.nodeName);
+      if (target.state === 'idle')
+        return (
+          ready &&
+          !input.github.runners().some((r) => r.name === p.metadata.name && r.jobId !== null)
+        );
+      return true;
+    });
+}
+
+function runnerOfJob(input: CreateClusterInput, jobName: string): string | undefined {
+  const job = input.github
+    .allJobs()
+    .filter((j) => j.name === jobName && j.status === 'in_progress')
+    .pop();
+  return job?.runnerName ?? undefined;
+}
+
+function nodeOfJob(
+  cluster: SimCluster,
+  input: CreateClusterInput,
+  jobName: string,
+): string | undefined {
+  const runner = runnerOfJob(input, jobName);
+  return cluster.pods().find((p) => p.metadata.name === runner)?.spec.nodeName;
+}
+
+function runnerPodsOn(cluster: SimCluster, node: string): Pod[] {
+  return cluster
+    .pods()
+    .filter((p) => p.spec.nodeName === node && isRunner(p) && p.status?.phase !== 'Failed');
+}
+
+function isRunner(pod: Pod): boolean {
+  return pod.metadata.labels?.[RUNNER_LABEL] === 'True';
+}
