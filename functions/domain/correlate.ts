@@ -195,9 +195,13 @@ export function correlate(facts: Facts, now: number): Correlation {
     );
     v.busy = fields !== null || v.jobs.length > 0;
 
-    // Losses about an older pod of the same name (ARC re-created it) no longer apply.
+    // Losses about an older pod of the same name no longer apply once ARC has re-created it,
+    // except on ARC ≤ 0.11, which re-creates an evicted pod with the same JIT config: an idle
+    // runner there is replaced whole, at once.
     const podUid = pod?.metadata.uid;
-    v.losses = v.losses.filter((l) => !podUid || !l.podUid || l.podUid === podUid);
+    v.losses = v.losses.filter(
+      (l) => !podUid || !l.podUid || l.podUid === podUid || (v.legacyArc && !v.busy),
+    );
     const fromPod = pod && classifyPod(pod);
     if (fromPod) v.losses.push(fromPod);
     const fromEr = er && classifyEphemeralRunner(er);

@@ -124,7 +124,7 @@ export function applyGuardrails(ctx: RuleContext, trips: BreakerTrip[]): Decisio
         hold(`re-run budget of ${budget} exhausted for ${spent}`);
         continue;
       }
-      for (const k of p.budgetKeys) charged.set(k, (charged.get(k) ?? 0) + 1);
+      for (const k of new Set(p.budgetKeys)) charged.set(k, (charged.get(k) ?? 0) + 1);
     }
     actions.push({
       key: p.key,

@@ -125,7 +125,7 @@ function rerunRun(ctx: RuleContext, jobs: JobRecord[]): void {
   if (blocking === 0) {
     const all = [...lost, ...siblings].map((v) => v.job);
     target = { kind: 'rerun-failed-jobs', ...runRef, jobIds: all.map((j) => j.job.jobId) };
-    budgetKeys = all.map(budgetKeyOf);
+    budgetKeys = [...new Set(all.map(budgetKeyOf))];
   } else {
     // rerun-failed-jobs would also re-run a genuine failure: re-run one lost job (and dependents).
     const one = (within[0] ?? lead).job;

@@ -1,7 +1,7 @@
 import { decide } from '../../../functions/domain/decide.js';
 import type { Facts } from '../../../functions/domain/facts.js';
 import { DEFAULT_POLICY, parsePolicy, type Policy } from '../../../functions/domain/policy.js';
-import { er, facts, node, pod, unwrap } from './builders.js';
+import { er, facts, node, pod, unwrap, withEvent } from './builders.js';
 import { CLUSTER, NS, T0, iso, runnerLabels } from './fixtures.js';
 
 const NAME = 'arc-runner-set-2fh9q-runner-tkvlz';
@@ -132,6 +132,30 @@ describe('rule 1: free a poisoned slot', () => {
     expect(d.needs).toEqual([
       { kind: 'ephemeral-runner', cluster: CLUSTER, namespace: NS, name: NAME },
     ]);
+  });
+
+  it.each([
+    ['idle: replaced at once', false, ['delete-ephemeral-runner']],
+    ['busy on the re-created pod: left alone', true, []],
+  ])('old ARC re-created an evicted pod with the same JIT config, %s', (_, busy, expected) => {
+    const fresh = pod({ version: '0.9.3', phase: 'Pending' });
+    const f = withEvent(
+      facts({
+        pods: [{ ...fresh, metadata: { ...fresh.metadata, uid: 'uid-recreated' } }],
+        ephemeralRunners: [
+          er({
+            version: '0.9.3',
+            ...(busy
+              ? {
+                  job: { jobRepositoryName: 'acme/app', workflowRunId: 1, jobDisplayName: 'build' },
+                }
+              : {}),
+          }),
+        ],
+      }),
+      { reason: 'Evicted', message: 'The node had condition: [MemoryPressure].', at: T0 },
+    );
+    expect(kinds(f, T0 + 1500)).toEqual(expected);
   });
 
   it('ignores a loss about an older pod once ARC has re-created it (new uid, Running)', () => {

@@ -231,6 +231,19 @@ describe('rule 3: re-run a killed job', () => {
         );
     });
 
+    it('two lost jobs of the same name in one run charge their slot once', () => {
+      const p = policy('rules: { rerunKilledJob: { budget: 1 } }');
+      const twins = [job({ jobId: 120 }, lostAnno), job({ jobId: 121 }, lostAnno)];
+      const [a, ...rest] = decide(
+        karpenterKilled({ jobs: twins, runs: [run()] }),
+        p,
+        T0 + 120_000,
+      ).actions;
+      expect(rest).toEqual([]);
+      expect(a?.target).toMatchObject({ kind: 'rerun-failed-jobs', jobIds: [120, 121] });
+      expect(a?.budgetKeys).toEqual([rerunBudgetKey('acme/app', RUN_ID, 'build')]);
+    });
+
     it('a per-scale-set budget of 0 holds every re-run', () => {
       const p = policy(
         'scaleSets: { arc-runner-set: { rules: { rerunKilledJob: { budget: 0 } } } }',
