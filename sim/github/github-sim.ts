@@ -287,6 +287,16 @@ export class GitHubSim {
     );
   }
 
+  /** The jobs each attempt of a run executed, attempt 1 first. */
+  attempts(runId: number): { attempt: number; jobs: Job[] }[] {
+    const run = this.store.runs.get(runId);
+    if (!run) return [];
+    return Array.from({ length: run.attempt }, (_unused, i) => ({
+      attempt: i + 1,
+      jobs: run.jobs.filter((job) => job.runAttempt === i + 1).map((job) => structuredClone(job)),
+    }));
+  }
+
   /** Every job execution of every run, in creation order. */
   allJobs(): Job[] {
     return [...this.store.jobs.values()].map((job) => structuredClone(job));

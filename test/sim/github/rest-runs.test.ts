@@ -157,6 +157,9 @@ describe('GitHub twin REST: runs, re-runs and cancels through @octokit/plugin-re
         .map((job) => job.name),
     ).toEqual(['test']);
     expect(sim.run(runId)?.pending).toEqual(['report']);
+    expect(
+      sim.attempts(runId).map((a) => `${a.attempt}:${a.jobs.map((job) => job.name).join('+')}`),
+    ).toEqual(['1:build+lint+test+report', '2:test']);
   });
 
   it('re-runs a whole run as a new attempt of every job', async () => {
