@@ -173,6 +173,15 @@ describe('GithubGateway under 5xx, rate limits and network failures', () => {
     expect((await gateway.getRun(ref, runId))?.runId).toBe(runId);
   });
 
+  it('spaces mutating calls by writeSpacingMs', async () => {
+    const spaced = gatewayFor(sim, budget, { clock, writeSpacingMs: 120 });
+    await spaced.getRun(ref, runId);
+    const writesFrom = Date.now();
+    await spaced.rerunJob(ref, 2 ** 40);
+    await spaced.rerunJob(ref, 2 ** 40);
+    expect(Date.now() - writesFrom).toBeGreaterThanOrEqual(115);
+  });
+
   it('aborts an exchange that hangs past the request timeout and retries it', async () => {
     const impatient = gatewayFor(sim, budget, { clock, requestTimeoutMs: 150 });
     await impatient.getRun(ref, runId);
