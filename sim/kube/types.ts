@@ -228,6 +228,7 @@ export function isoTime(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
 
+/** Copies JSON data (objects here are always JSON; this is much faster than structuredClone). */
 export function deepClone<T>(value: T): T {
-  return structuredClone(value);
+  return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
 }

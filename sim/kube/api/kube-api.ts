@@ -107,17 +107,23 @@ export class KubeApi {
     return this.store.get(resourceKey(def), def.namespaced ? ns : undefined, name) as T | undefined;
   }
 
-  /** Every object of a resource (copies), optionally in one namespace and matching labels. */
+  /**
+   * Every object of a resource (copies), optionally in one namespace and matching labels or a
+   * predicate (applied before copying).
+   */
   all<T extends KubeObject = KubeObject>(
     ref: ResourceRef,
     ns?: string,
     labels?: Record<string, string>,
+    where?: (o: KubeObject) => boolean,
   ): T[] {
     const def = this.def(ref);
     return this.store
       .scan(resourceKey(def), ns)
       .filter(
-        (o) => !labels || Object.entries(labels).every(([k, v]) => o.metadata.labels?.[k] === v),
+        (o) =>
+          (!labels || Object.entries(labels).every(([k, v]) => o.metadata.labels?.[k] === v)) &&
+          (!where || where(o)),
       )
       .map((o) => deepClone(o) as T);
   }

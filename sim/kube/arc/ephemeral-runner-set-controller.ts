@@ -68,9 +68,12 @@ export class EphemeralRunnerSetController {
   }
 
   private owned(ers: EphemeralRunnerSet): EphemeralRunner[] {
-    return this.ctx.api
-      .all<EphemeralRunner>(ER, ers.metadata.namespace)
-      .filter((er) => er.metadata.ownerReferences?.some((r) => r.uid === ers.metadata.uid));
+    return this.ctx.api.all<EphemeralRunner>(
+      ER,
+      ers.metadata.namespace,
+      undefined,
+      (er) => er.metadata.ownerReferences?.some((r) => r.uid === ers.metadata.uid) === true,
+    );
   }
 
   reconcile(key: string): void {

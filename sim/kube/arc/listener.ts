@@ -43,21 +43,21 @@ export class Listener {
   }
 
   private ars(): AutoscalingRunnerSet | undefined {
-    return this.ctx.api.tryGet<AutoscalingRunnerSet>(
-      'autoscalingrunnersets',
+    return this.ctx.api.store.peek(
+      'autoscalingrunnersets.actions.github.com',
       this.namespace,
       this.scaleSetName,
-    );
+    ) as AutoscalingRunnerSet | undefined;
   }
 
   private ers(ars: AutoscalingRunnerSet): EphemeralRunnerSet | undefined {
-    return this.ctx.api
-      .all<EphemeralRunnerSet>('ephemeralrunnersets', this.namespace)
+    return this.ctx.api.store
+      .scan('ephemeralrunnersets.actions.github.com', this.namespace)
       .find(
         (e) =>
           !e.metadata.deletionTimestamp &&
           e.metadata.ownerReferences?.some((r) => r.uid === ars.metadata.uid),
-      );
+      ) as EphemeralRunnerSet | undefined;
   }
 
   poll(): void {
