@@ -35,8 +35,13 @@ export interface GithubGatewayOptions extends OctokitFactoryOptions {
   clock?: Clock;
 }
 
-interface Target {
+/** A client for one installation; `forget` drops a looked-up installation id that failed. */
+interface Scope {
   octokit: GatewayOctokit;
+  forget: () => void;
+}
+
+interface Target extends Scope {
   owner: string;
   repo: string;
 }
@@ -58,7 +63,7 @@ export class OctokitGithubGateway implements GithubGateway {
 
   async rerunJob(ref: RepoRef, jobId: number): Promise<GithubMutation> {
     const t = await this.target(ref);
-    return this.mutate(`rerun job ${jobId} in ${ref.repo}`, () =>
+    return this.mutate(t, `rerun job ${jobId} in ${ref.repo}`, () =>
       t.octokit.rest.actions.reRunJobForWorkflowRun({
         ...own(),
         owner: t.owner,
@@ -70,7 +75,7 @@ export class OctokitGithubGateway implements GithubGateway {
 
   async rerunFailedJobs(ref: RepoRef, runId: number): Promise<GithubMutation> {
     const t = await this.target(ref);
-    return this.mutate(`rerun failed jobs of run ${runId} in ${ref.repo}`, () =>
+    return this.mutate(t, `rerun failed jobs of run ${runId} in ${ref.repo}`, () =>
       t.octokit.rest.actions.reRunWorkflowFailedJobs({
         ...own(),
         owner: t.owner,
@@ -82,7 +87,7 @@ export class OctokitGithubGateway implements GithubGateway {
 
   async cancelRun(ref: RepoRef, runId: number): Promise<GithubMutation> {
     const t = await this.target(ref);
-    return this.mutate(`cancel run ${runId} in ${ref.repo}`, () =>
+    return this.mutate(t, `cancel run ${runId} in ${ref.repo}`, () =>
       t.octokit.rest.actions.cancelWorkflowRun({
         ...own(),
         owner: t.owner,
@@ -94,7 +99,7 @@ export class OctokitGithubGateway implements GithubGateway {
 
   async forceCancelRun(ref: RepoRef, runId: number): Promise<GithubMutation> {
     const t = await this.target(ref);
-    return this.mutate(`force-cancel run ${runId} in ${ref.repo}`, () =>
+    return this.mutate(t, `force-cancel run ${runId} in ${ref.repo}`, () =>
       t.octokit.rest.actions.forceCancelWorkflowRun({
         ...own(),
         owner: t.owner,
@@ -107,7 +112,7 @@ export class OctokitGithubGateway implements GithubGateway {
   async getJob(ref: RepoRef, jobId: number): Promise<JobFacts | null> {
     const t = await this.target(ref);
     const what = `get job ${jobId} in ${ref.repo}`;
-    const response = await this.read(what, () =>
+    const response = await this.read(t, what, () =>
       t.octokit.rest.actions.getJobForWorkflowRun({
         ...own(),
         owner: t.owner,
@@ -121,7 +126,7 @@ export class OctokitGithubGateway implements GithubGateway {
   async getRun(ref: RepoRef, runId: number): Promise<RunFacts | null> {
     const t = await this.target(ref);
     const what = `get run ${runId} in ${ref.repo}`;
-    const response = await this.read(what, () =>
+    const response = await this.read(t, what, () =>
       t.octokit.rest.actions.getWorkflowRun({
         ...own(),
         owner: t.owner,
@@ -136,7 +141,7 @@ export class OctokitGithubGateway implements GithubGateway {
     const t = await this.target(ref);
     const what = `list jobs of run ${runId} in ${ref.repo}`;
     return collectPages(async (page) => {
-      const response = await this.read(what, () =>
+      const response = await this.read(t, what, () =>
         t.octokit.rest.actions.listJobsForWorkflowRun({
           ...own(),
           owner: t.owner,
@@ -157,7 +162,7 @@ export class OctokitGithubGateway implements GithubGateway {
     const t = await this.target(ref);
     const what = `list annotations of job ${jobId} in ${ref.repo}`;
     return collectPages(async (page) => {
-      const response = await this.read(what, () =>
+      const response = await this.read(t, what, () =>
         t.octokit.rest.checks.listAnnotations({
           ...own(),
           owner: t.owner,
@@ -177,8 +182,8 @@ export class OctokitGithubGateway implements GithubGateway {
     owner: RunnerOwner,
     installationId: number | null,
   ): Promise<RunnerRegistration[]> {
-    const id = await this.installationOf(owner, installationId);
-    const octokit = this.octokits.forInstallation(id);
+    const { id, ...t } = await this.scope(owner, installationId);
+    const octokit = t.octokit;
     const what = `list runners of ${describe(owner)}`;
     return collectPages(async (page) => {
       const call = () => {
@@ -199,7 +204,7 @@ export class OctokitGithubGateway implements GithubGateway {
           page,
         });
       };
-      const response = await this.read(what, call);
+      const response = await this.read(t, what, call);
       if (!response) return { items: [], link: undefined };
       const body = parseBody(runnersPageSchema, response.data, what);
       return {
@@ -214,9 +219,9 @@ export class OctokitGithubGateway implements GithubGateway {
     installationId: number | null,
     runnerId: number,
   ): Promise<GithubMutation> {
-    const id = await this.installationOf(owner, installationId);
-    const octokit = this.octokits.forInstallation(id);
-    return this.mutate(`delete runner ${runnerId} of ${describe(owner)}`, () => {
+    const t = await this.scope(owner, installationId);
+    const octokit = t.octokit;
+    return this.mutate(t, `delete runner ${runnerId} of ${describe(owner)}`, () => {
       if ('org' in owner) {
         return octokit.rest.actions.deleteSelfHostedRunnerFromOrg({
           ...own(),
@@ -236,35 +241,54 @@ export class OctokitGithubGateway implements GithubGateway {
 
   private async target(ref: RepoRef): Promise<Target> {
     const [owner, repo] = splitRepo(ref.repo);
-    const id = await this.installationOf({ repo: ref.repo }, ref.installationId);
-    return { octokit: this.octokits.forInstallation(id), owner, repo };
+    return { ...(await this.scope({ repo: ref.repo }, ref.installationId)), owner, repo };
   }
 
-  private async mutate(what: string, call: () => Promise<unknown>): Promise<GithubMutation> {
+  private async scope(owner: RunnerOwner, given: number | null): Promise<Scope & { id: number }> {
+    const id = await this.installationOf(owner, given);
+    const key = accountKey(owner);
+    const forget = () => {
+      if (given === null) this.installationIds.delete(key);
+    };
+    return { id, octokit: this.octokits.forInstallation(id), forget };
+  }
+
+  private async mutate(
+    scope: Scope,
+    what: string,
+    call: () => Promise<unknown>,
+  ): Promise<GithubMutation> {
     try {
       await call();
       return { result: 'done' };
     } catch (error) {
-      return refusalOutcome(error, what, this.clock.now());
+      try {
+        return refusalOutcome(error, what, this.clock.now());
+      } catch (typed) {
+        if (typed instanceof GithubRequestError) scope.forget();
+        throw typed;
+      }
     }
   }
 
   /** The response, or null when the target itself is not found (404). */
-  private async read<T>(what: string, call: () => Promise<T>): Promise<T | null> {
+  private async read<T>(scope: Scope, what: string, call: () => Promise<T>): Promise<T | null> {
     try {
       return await call();
     } catch (error) {
       const failure = requestFailureOf(error);
       if (failure?.status === 404 && !isAuthPath(failure.path)) return null;
-      throw unavailableOrRequestError(error, what, this.clock.now());
+      const typed = unavailableOrRequestError(error, what, this.clock.now());
+      // An App reinstalled under a new id: look the installation up again next time.
+      if (typed instanceof GithubRequestError) scope.forget();
+      throw typed;
     }
   }
 
   /** The given installation id, or the one GitHub names for the owner's account (cached). */
   private installationOf(owner: RunnerOwner, given: number | null): Promise<number> {
     if (given !== null) return Promise.resolve(checkedId(given));
-    const account = 'org' in owner ? owner.org : splitRepo(owner.repo)[0];
-    const key = account.toLowerCase();
+    const key = accountKey(owner);
     let found = this.installationIds.get(key);
     if (!found) {
       found = this.lookUpInstallation(owner);
@@ -304,6 +328,10 @@ function splitRepo(fullName: string): [string, string] {
   const match = /^([^/\s]+)\/([^/\s]+)$/.exec(fullName);
   if (!match?.[1] || !match[2]) throw new RangeError(`not an owner/repo name: ${fullName}`);
   return [match[1], match[2]];
+}
+
+function accountKey(owner: RunnerOwner): string {
+  return ('org' in owner ? owner.org : splitRepo(owner.repo)[0]).toLowerCase();
 }
 
 function checkedId(id: number): number {

@@ -111,6 +111,36 @@ describe('GithubGateway authenticates as the GitHub App, per installation', () =
     ]);
   });
 
+  it('looks the installation up again after its token call was refused, as after a reinstall', async () => {
+    let refuseTokens = true;
+    const gatekeeper: typeof fetch = (input, init) => {
+      const path = new URL(input instanceof Request ? input.url : String(input)).pathname;
+      if (refuseTokens && path.endsWith('/access_tokens')) {
+        return Promise.resolve(
+          new Response('{"message":"Not Found"}', {
+            status: 404,
+            headers: { 'content-type': 'application/json' },
+          }),
+        );
+      }
+      return fetch(input, init);
+    };
+    const gateway = gatewayFor(sim, undefined, { fetch: gatekeeper });
+    const from = sim.requests().length;
+    const refused = await rejection(gateway.listRunners({ org: ORG }, null));
+    expect(refused).toMatchObject({ name: 'GithubRequestError', status: 404 });
+    refuseTokens = false;
+    expect(await gateway.listRunners({ org: ORG }, null)).toEqual(expect.any(Array));
+    await gateway.listRunners({ org: ORG }, null);
+    expect(served(sim, from, true)).toEqual([
+      `GET /orgs/${ORG}/installation 200`,
+      `GET /orgs/${ORG}/installation 200`,
+      `POST ${tokenPath(installationId)} 201`,
+      `GET /orgs/${ORG}/actions/runners 200`,
+      `GET /orgs/${ORG}/actions/runners 200`,
+    ]);
+  });
+
   it('works under a GHES-style /api/v3 base path, through an injected fetch', async () => {
     const seen: string[] = [];
     const ghesFetch: typeof fetch = (input, init) => {
