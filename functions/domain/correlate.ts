@@ -31,6 +31,13 @@ export interface RunnerView {
   /** ARC ≤ 0.11 (bool `failures`, or version label): it never frees a failed slot itself. */
   legacyArc: boolean;
   jobFields: EphemeralRunnerJobFields | null;
+  /** When runner-medic first saw the ER's job fields (from its cache), null if never. */
+  jobSeenAt: number | null;
+  /**
+   * ARC will not free this slot by itself: ARC ≤ 0.11, or the runner had taken a job before it
+   * was lost (its JIT config is spent; ARC ≥ 0.12 re-creates a NotFound pod anyway, #4588).
+   */
+  arcWontRecover: boolean;
   runnerId: number | null;
   jobs: JobRecord[];
   /** The runner took a job (ER job fields, or a GitHub job ran on it). */
@@ -134,6 +141,8 @@ export function correlate(facts: Facts, now: number): Correlation {
         arcOwned: false,
         legacyArc: false,
         jobFields: null,
+        jobSeenAt: null,
+        arcWontRecover: false,
         runnerId: null,
         jobs: [],
         busy: false,
@@ -188,6 +197,9 @@ export function correlate(facts: Facts, now: number): Correlation {
     v.legacyArc = isLegacy(er, pod);
     v.jobFields = hasJobFields(er?.job) ? er.job : hasJobFields(cache?.job) ? cache.job : null;
     v.runnerId = er?.runnerId ?? cache?.runnerId ?? null;
+    v.jobSeenAt = cache?.seenAt ?? null;
+    const jobSeenAt = v.jobSeenAt;
+    const tookJobBefore = (l: Loss) => jobSeenAt !== null && l.at !== null && jobSeenAt <= l.at;
 
     const fields = v.jobFields;
     v.jobs = facts.jobs.filter(
@@ -196,11 +208,12 @@ export function correlate(facts: Facts, now: number): Correlation {
     v.busy = fields !== null || v.jobs.length > 0;
 
     // Losses about an older pod of the same name no longer apply once ARC has re-created it,
-    // except on ARC ≤ 0.11, which re-creates an evicted pod with the same JIT config: an idle
-    // runner there is replaced whole, at once.
+    // unless the re-created pod cannot work: the runner had taken a job before (spent JIT config,
+    // #4588), or ARC ≤ 0.11 re-created an evicted idle runner with the same JIT config.
     const podUid = pod?.metadata.uid;
     v.losses = v.losses.filter(
-      (l) => !podUid || !l.podUid || l.podUid === podUid || (v.legacyArc && !v.busy),
+      (l) =>
+        !podUid || !l.podUid || l.podUid === podUid || tookJobBefore(l) || (v.legacyArc && !v.busy),
     );
     const fromPod = pod && classifyPod(pod);
     if (fromPod) v.losses.push(fromPod);
@@ -248,6 +261,7 @@ export function correlate(facts: Facts, now: number): Correlation {
     v.loss = v.losses[0] ?? null;
     const times = v.losses.map((l) => l.at).filter((t): t is number => t !== null);
     v.lostAt = v.loss ? (times.length > 0 ? Math.min(...times) : null) : null;
+    v.arcWontRecover = v.legacyArc || v.losses.some(tookJobBefore);
   }
 
   const runners = [...views.values()];
@@ -311,6 +325,8 @@ export function runnerOfJob(c: Correlation, job: JobRecord): RunnerView | null {
     nodeName: null,
     podMissingSince: null,
     jobFields: null,
+    jobSeenAt: null,
+    arcWontRecover: false,
     runnerId: job.job.runnerId,
     jobs: [job],
     busy: true,

@@ -15,7 +15,7 @@ export interface Rules {
   freePoisonedSlot: RuleSwitch & {
     /** Wait this long after the loss so ARC ≥ 0.12 can recover on its own (backoff ≤ 155 s). */
     graceSeconds: number;
-    /** ARC ≤ 0.11 never frees the slot: act at once. */
+    /** When ARC will not free the slot (ARC ≤ 0.11, or the runner had taken a job): act at once. */
     legacyArcGraceSeconds: number;
     /** Force-delete (grace 0) a runner pod left on a NotReady or deleted node. */
     forceDeletePodOnDeadNode: boolean;

@@ -138,7 +138,7 @@ export function freeSlot(
   }
   if (er.phase === 'Succeeded') return false;
   const rules = effectiveFor(ctx, runnerScope(v)).rules.freePoisonedSlot;
-  const grace = v.legacyArc ? rules.legacyArcGraceSeconds : rules.graceSeconds;
+  const grace = v.arcWontRecover ? rules.legacyArcGraceSeconds : rules.graceSeconds;
   const due = (v.lostAt ?? 0) + grace * 1000;
   if (!skipGrace && ctx.now < due) {
     wake(ctx, due);
@@ -161,7 +161,9 @@ export function freeSlot(
       `${v.name}: ${describeCause(loss.cause)}, ${v.busy ? 'had a job' : 'no job'}; ` +
       (skipGrace
         ? 'a queued job is starving; delete the EphemeralRunner now so ARC creates a replacement'
-        : `ARC${v.legacyArc ? ' ≤ 0.11' : ''} did not free the slot within ${grace} s; delete the EphemeralRunner so ARC creates a replacement`),
+        : v.arcWontRecover
+          ? `${v.legacyArc ? 'ARC ≤ 0.11 never frees it' : 'its JIT config is spent, ARC would re-create a dead pod (#4588)'}; delete the EphemeralRunner so ARC creates a replacement`
+          : `ARC did not free the slot within ${grace} s; delete the EphemeralRunner so ARC creates a replacement`),
     budgetKeys: [],
   });
   forceDeleteDeadPod(ctx, v, rule);

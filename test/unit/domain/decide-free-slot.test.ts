@@ -158,6 +158,59 @@ describe('rule 1: free a poisoned slot', () => {
     expect(kinds(f, T0 + 1500)).toEqual(expected);
   });
 
+  describe('a runner lost after taking a job, whose pod ARC re-created (#4588)', () => {
+    const recreated = (jobSeenAt: number) => {
+      const fresh = pod({ version: '0.13.1' });
+      return withEvent(
+        facts({
+          pods: [{ ...fresh, metadata: { ...fresh.metadata, uid: 'uid-recreated' } }],
+          ephemeralRunners: [
+            er({
+              version: '0.13.1',
+              job: { jobRepositoryName: 'acme/app', workflowRunId: 1, jobDisplayName: 'build' },
+            }),
+          ],
+          erJobCache: [
+            {
+              cluster: CLUSTER,
+              namespace: NS,
+              runnerName: NAME,
+              scaleSet: 'arc-runner-set',
+              runnerId: 42,
+              job: {
+                jobId: 'g',
+                jobRequestId: 1,
+                jobRepositoryName: 'acme/app',
+                jobWorkflowRef: null,
+                workflowRunId: 1,
+                jobDisplayName: 'build',
+              },
+              seenAt: jobSeenAt,
+            },
+          ],
+        }),
+        {
+          reason: 'Evicted',
+          message: 'Evicted pod: Underutilized',
+          component: 'karpenter',
+          at: T0,
+        },
+      );
+    };
+    it.each([
+      [
+        'job seen before the loss: spent JIT, delete the ER at once',
+        T0 - 60_000,
+        ['delete-ephemeral-runner'],
+      ],
+      ['job first seen after the loss: the re-created pod took it, leave it', T0 + 30_000, []],
+    ])('%s', (_, seenAt, expected) => {
+      const d = decide(recreated(seenAt), DEFAULT_POLICY, T0 + 1000);
+      expect(d.actions.map((a) => a.target.kind)).toEqual(expected);
+      if (expected.length > 0) expect(d.actions[0]?.reason).toMatch(/#4588/);
+    });
+  });
+
   it('ignores a loss about an older pod once ARC has re-created it (new uid, Running)', () => {
     const old = evictedPod();
     const fresh = pod({ version: '0.13.1' });
@@ -324,9 +377,7 @@ describe('guardrails on cluster actions', () => {
       T0 + 1000,
     );
     expect(again.actions).toEqual([]);
-    expect(again.held).toEqual([
-      expect.objectContaining({ key: first.key, why: 'already claimed' }),
-    ]);
+    expect(again.held).toEqual([]);
   });
 
   it('never touches a fresh EphemeralRunner of the same name: the key and precondition carry the uid', () => {
