@@ -13,6 +13,8 @@ export interface EventSpec {
   component: string;
   host?: string;
   annotations?: Record<string, string>;
+  /** `spec.containers{runner}` for container events. */
+  fieldPath?: string;
 }
 
 export class EventRecorder {
@@ -41,6 +43,7 @@ export class EventRecorder {
         uid: involved.metadata.uid,
         apiVersion: involved.apiVersion,
         resourceVersion: involved.metadata.resourceVersion,
+        ...(spec.fieldPath ? { fieldPath: spec.fieldPath } : {}),
       },
       reason: spec.reason,
       message: spec.message,

@@ -297,6 +297,46 @@ export class Kubelets {
       },
       { subresource: 'status' },
     );
+    for (const c of pod.spec.containers) {
+      const fieldPath = `spec.containers{${c.name}}`;
+      const host = rt.node;
+      this.ctx.events.record(
+        pod,
+        {
+          type: 'Normal',
+          reason: 'Pulled',
+          message: `Container image "${c.image ?? ''}" already present on machine`,
+          component: 'kubelet',
+          host,
+          fieldPath,
+        },
+        ACTOR,
+      );
+      this.ctx.events.record(
+        pod,
+        {
+          type: 'Normal',
+          reason: 'Created',
+          message: `Created container: ${c.name}`,
+          component: 'kubelet',
+          host,
+          fieldPath,
+        },
+        ACTOR,
+      );
+      this.ctx.events.record(
+        pod,
+        {
+          type: 'Normal',
+          reason: 'Started',
+          message: `Started container ${c.name}`,
+          component: 'kubelet',
+          host,
+          fieldPath,
+        },
+        ACTOR,
+      );
+    }
     if (!pod.spec.containers.some((c) => c.name === 'runner')) return;
     const scaleSet = pod.metadata.labels?.['actions.github.com/scale-set-name'];
     rt.process = new RunnerProcess(this.ctx, this.service, name, {
@@ -364,6 +404,20 @@ export class Kubelets {
       pod: rt.key,
       gracePeriod: pod.metadata.deletionGracePeriodSeconds,
     });
+    for (const c of pod.spec.containers) {
+      this.ctx.events.record(
+        pod,
+        {
+          type: 'Normal',
+          reason: 'Killing',
+          message: `Stopping container ${c.name}`,
+          component: 'kubelet',
+          host: rt.node,
+          fieldPath: `spec.containers{${c.name}}`,
+        },
+        ACTOR,
+      );
+    }
     rt.process.sigterm();
     const deadline = Date.parse(pod.metadata.deletionTimestamp as string);
     rt.killTimer = this.ctx.clock.at(
@@ -588,6 +642,31 @@ export class Kubelets {
       PIDPressure: ['KubeletHasSufficientPID', 'kubelet has sufficient PID available'],
     };
     const [reason, message] = on ? messages[condition] : okMessages[condition];
+    const nodeObj = this.ctx.api.tryGet<Node>('nodes', undefined, nodeName);
+    if (nodeObj) {
+      const status = on
+        ? {
+            MemoryPressure: 'NodeHasInsufficientMemory',
+            DiskPressure: 'NodeHasDiskPressure',
+            PIDPressure: 'NodeHasInsufficientPID',
+          }[condition]
+        : {
+            MemoryPressure: 'NodeHasSufficientMemory',
+            DiskPressure: 'NodeHasNoDiskPressure',
+            PIDPressure: 'NodeHasSufficientPID',
+          }[condition];
+      this.ctx.events.record(
+        nodeObj,
+        {
+          type: 'Normal',
+          reason: status,
+          message: `Node ${nodeName} status is now: ${status}`,
+          component: 'kubelet',
+          host: nodeName,
+        },
+        ACTOR,
+      );
+    }
     const taintKey = {
       MemoryPressure: 'node.kubernetes.io/memory-pressure',
       DiskPressure: 'node.kubernetes.io/disk-pressure',

@@ -81,6 +81,18 @@ export class NodeLifecycle {
       });
       n.spec.taints = taints;
     });
+    const node = api.tryGet<Node>('nodes', undefined, nodeName);
+    if (node)
+      this.ctx.events.record(
+        node,
+        {
+          type: 'Normal',
+          reason: 'NodeNotReady',
+          message: `Node ${nodeName} status is now: NodeNotReady`,
+          component: 'node-controller',
+        },
+        'node-lifecycle-controller',
+      );
     let longest = 0;
     for (const pod of this.podsOn(nodeName)) {
       if (isTerminal(pod)) continue;

@@ -592,3 +592,208 @@ describe('Kubernetes API server twin, driven by @kubernetes/client-node', () => 
     );
   });
 });
+
+describe('API server edge cases', () => {
+  let server: ApiServer;
+  let token: string;
+  beforeEach(async () => {
+    server = new ApiServer({
+      clock: new SimClock(),
+      rng: new Rng(1),
+      clusterName: 'sim',
+      schemaFlavour: '0.13',
+    });
+    await server.start();
+    server.api.create('admin', 'namespaces', undefined, { metadata: { name: NS } });
+    token = server.token('runner-medic');
+  });
+  afterEach(() => server.stop());
+
+  const call = async (
+    method: string,
+    path: string,
+    body?: string,
+    contentType = 'application/json',
+  ) => {
+    const res = await fetch(`${server.httpUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': contentType },
+      body,
+    });
+    return {
+      status: res.status,
+      body: (await res.json()) as { kind?: string; reason?: string; code?: number },
+    };
+  };
+
+  it.each([
+    ['POST', `/api/v1/namespaces/${NS}/pods`, '{not json', 'application/json', 400, 'BadRequest'],
+    [
+      'PATCH',
+      `/api/v1/namespaces/${NS}/pods/x`,
+      '{}',
+      'application/json',
+      415,
+      'UnsupportedMediaType',
+    ],
+    ['GET', '/api/v1/namespaces/x/widgets', undefined, 'application/json', 404, 'NotFound'],
+    ['POST', `/api/v1/namespaces/${NS}/pods/x`, '{}', 'application/json', 405, 'MethodNotAllowed'],
+    ['GET', `/api/v1/namespaces/${NS}/pods/x/log`, undefined, 'application/json', 404, 'NotFound'],
+    [
+      'POST',
+      `/api/v1/namespaces/${NS}/pods`,
+      JSON.stringify({ apiVersion: 'v2', kind: 'Pod', metadata: { name: 'x' } }),
+      'application/json',
+      400,
+      'BadRequest',
+    ],
+    [
+      'POST',
+      `/api/v1/namespaces/${NS}/pods`,
+      JSON.stringify({ metadata: { name: 'Bad_Name' }, spec: { containers: [{ name: 'c' }] } }),
+      'application/json',
+      422,
+      'Invalid',
+    ],
+    [
+      'POST',
+      `/api/v1/namespaces/${NS}/pods`,
+      JSON.stringify({
+        metadata: { name: 'x', labels: { 'bad key!': 'v' } },
+        spec: { containers: [{ name: 'c' }] },
+      }),
+      'application/json',
+      422,
+      'Invalid',
+    ],
+    [
+      'GET',
+      `/api/v1/namespaces/${NS}/pods?limit=5&continue=%00%01`,
+      undefined,
+      'application/json',
+      400,
+      'BadRequest',
+    ],
+    [
+      'DELETE',
+      `/api/v1/namespaces/${NS}/pods/x?propagationPolicy=Sideways`,
+      undefined,
+      'application/json',
+      400,
+      'BadRequest',
+    ],
+  ])('%s %s → %i', async (method, path, body, contentType, status, reason) => {
+    const res = await call(method, path, body, contentType);
+    expect(res.status).toBe(status);
+    expect(res.body).toMatchObject({ kind: 'Status', reason, code: status });
+  });
+
+  it('refuses bodies over 3 MiB with 413', async () => {
+    const res = await call(
+      'POST',
+      `/api/v1/namespaces/${NS}/pods`,
+      JSON.stringify({ metadata: { name: 'big', annotations: { a: 'x'.repeat(3_200_000) } } }),
+    );
+    expect(res.status).toBe(413);
+  });
+
+  it('orphans or foreground-deletes dependents by propagationPolicy', async () => {
+    const kc = new KubeConfig();
+    kc.loadFromString(server.kubeconfig());
+    const custom = kc.makeApiClient(CustomObjectsApi);
+    const core = kc.makeApiClient(CoreV1Api);
+    const owner = (name: string) => {
+      const er = server.api.create('arc', 'ephemeralrunners', NS, erBody(name));
+      const ref = {
+        apiVersion: 'actions.github.com/v1alpha1',
+        kind: 'EphemeralRunner',
+        name,
+        uid: er.metadata.uid as string,
+        controller: true,
+        blockOwnerDeletion: true,
+      };
+      server.api.create(
+        'arc',
+        'pods',
+        NS,
+        minimalPod(name, {
+          metadata: { name, ownerReferences: [ref], finalizers: ['example.com/hold'] },
+        }),
+      );
+    };
+    owner('orphaner');
+    await custom.deleteNamespacedCustomObject({
+      group: 'actions.github.com',
+      version: 'v1alpha1',
+      namespace: NS,
+      plural: 'ephemeralrunners',
+      name: 'orphaner',
+      propagationPolicy: 'Orphan',
+    });
+    await expectApiError(
+      custom.getNamespacedCustomObject({
+        group: 'actions.github.com',
+        version: 'v1alpha1',
+        namespace: NS,
+        plural: 'ephemeralrunners',
+        name: 'orphaner',
+      }),
+      404,
+    );
+    const orphan = await core.readNamespacedPod({ namespace: NS, name: 'orphaner' });
+    expect(orphan.metadata?.ownerReferences).toBeUndefined();
+    expect(orphan.metadata?.deletionTimestamp).toBeUndefined();
+
+    owner('fg');
+    await custom.deleteNamespacedCustomObject({
+      group: 'actions.github.com',
+      version: 'v1alpha1',
+      namespace: NS,
+      plural: 'ephemeralrunners',
+      name: 'fg',
+      propagationPolicy: 'Foreground',
+    });
+    const waiting = (await custom.getNamespacedCustomObject({
+      group: 'actions.github.com',
+      version: 'v1alpha1',
+      namespace: NS,
+      plural: 'ephemeralrunners',
+      name: 'fg',
+    })) as { metadata: { finalizers: string[] } };
+    expect(waiting.metadata.finalizers).toEqual(['foregroundDeletion']);
+    expect(
+      (await core.readNamespacedPod({ namespace: NS, name: 'fg' })).metadata?.deletionTimestamp,
+    ).toBeDefined();
+    // The dependent's own finalizer holds it; releasing it lets the owner go.
+    await core.patchNamespacedPod(
+      { namespace: NS, name: 'fg', body: { metadata: { finalizers: null } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    await expectApiError(core.readNamespacedPod({ namespace: NS, name: 'fg' }), 404);
+    await expectApiError(
+      custom.getNamespacedCustomObject({
+        group: 'actions.github.com',
+        version: 'v1alpha1',
+        namespace: NS,
+        plural: 'ephemeralrunners',
+        name: 'fg',
+      }),
+      404,
+    );
+  });
+
+  it('honours dryRun=All without persisting or counting as a change', async () => {
+    const res = await call(
+      'POST',
+      `/api/v1/namespaces/${NS}/pods?dryRun=All`,
+      JSON.stringify(minimalPod('dry')),
+    );
+    expect(res.status).toBe(201);
+    expect(server.api.tryGet('pods', NS, 'dry')).toBeUndefined();
+    expect(server.audit.entries.at(-1)).toMatchObject({
+      verb: 'create',
+      name: 'dry',
+      detail: 'dryRun',
+    });
+  });
+});
