@@ -198,14 +198,18 @@ export function correlate(facts: Facts, now: number): Correlation {
     v.jobFields = hasJobFields(er?.job) ? er.job : hasJobFields(cache?.job) ? cache.job : null;
     v.runnerId = er?.runnerId ?? cache?.runnerId ?? null;
     v.jobSeenAt = cache?.seenAt ?? null;
-    const jobSeenAt = v.jobSeenAt;
-    const tookJobBefore = (l: Loss) => jobSeenAt !== null && l.at !== null && jobSeenAt <= l.at;
-
     const fields = v.jobFields;
     v.jobs = facts.jobs.filter(
       (j) => j.job.runnerName === v.name || (fields !== null && matchesErFields(j, v.name, fields)),
     );
     v.busy = fields !== null || v.jobs.length > 0;
+
+    // An ephemeral runner runs one job: once its job has completed, or its job fields were seen
+    // before a loss, its JIT config is spent and no re-created pod of it can work.
+    const jobSeenAt = v.jobSeenAt;
+    const jobDone = v.jobs.some((j) => j.job.runnerName === v.name && j.job.status === 'completed');
+    const tookJobBefore = (l: Loss) =>
+      jobDone || (jobSeenAt !== null && l.at !== null && jobSeenAt <= l.at);
 
     // Losses about an older pod of the same name no longer apply once ARC has re-created it,
     // unless the re-created pod cannot work: the runner had taken a job before (spent JIT config,

@@ -1,7 +1,7 @@
 import { decide } from '../../../functions/domain/decide.js';
 import type { Facts } from '../../../functions/domain/facts.js';
 import { DEFAULT_POLICY, parsePolicy, type Policy } from '../../../functions/domain/policy.js';
-import { er, facts, node, pod, unwrap, withEvent } from './builders.js';
+import { er, facts, job, node, pod, unwrap, withEvent } from './builders.js';
 import { CLUSTER, NS, T0, iso, runnerLabels } from './fixtures.js';
 
 const NAME = 'arc-runner-set-2fh9q-runner-tkvlz';
@@ -197,6 +197,23 @@ describe('rule 1: free a poisoned slot', () => {
         },
       );
     };
+    it('no cache, but its job has completed: spent JIT, delete the ER at once', () => {
+      const f = recreated(T0 + 30_000);
+      const done = {
+        ...f,
+        erJobCache: [],
+        jobs: [job({ jobId: 9, completedAt: iso(T0 + 100) }, null)],
+      };
+      expect(decide(done, DEFAULT_POLICY, T0 + 1000).actions.map((a) => a.target.kind)).toEqual([
+        'delete-ephemeral-runner',
+      ]);
+      const running = {
+        ...done,
+        jobs: [job({ jobId: 9, status: 'in_progress', conclusion: null, completedAt: null })],
+      };
+      expect(decide(running, DEFAULT_POLICY, T0 + 1000).actions).toEqual([]);
+    });
+
     it.each([
       [
         'job seen before the loss: spent JIT, delete the ER at once',
