@@ -7,15 +7,28 @@
 import type { Clock } from '../../clock.js';
 import type { Rng } from '../../rng.js';
 import { uuid } from '../ids.js';
-import { deepClone, isoTime, type Condition, type KubeObject, type Pod } from '../types.js';
+import { deepClone, isoTime, type KubeObject, type Pod } from '../types.js';
 import { AuditLog, type MutationVerb } from './audit.js';
 import { applyCreateDefaults, initialStatus } from './defaults.js';
-import { ApiError, errors, successStatus, type StatusBody, type Target } from './errors.js';
+import { ApiError, errors, successStatus, type StatusBody } from './errors.js';
 import { matchesFields, parseFieldSelector } from './field-selector.js';
+import { Deletion } from './deletion.js';
 import { DependentsIndex } from './gc.js';
 import { matchesLabels, parseLabelSelector, SelectorError } from './label-selector.js';
 import { applyPatch, PatchError, type PatchType } from './patch.js';
 import { apiVersionOf, resourceByName, resourceKey, type ResourceDef } from './resources.js';
+import {
+  asLoose,
+  asObject,
+  decodeContinue,
+  encodeContinue,
+  immutablePodFields,
+  keyFor,
+  sameJson,
+  setCondition,
+  target,
+  withoutMetaStatus,
+} from './object-utils.js';
 import { ObjectStore } from './store.js';
 import { validateCore, validateCustom, validateMeta, type SchemaFlavour } from './validation.js';
 
@@ -60,9 +73,6 @@ export interface KubeApiOptions {
 /** Resources may be named by plural (`pods`) or store key (`ephemeralrunners.actions.github.com`). */
 export type ResourceRef = string | ResourceDef;
 
-const FOREGROUND = 'foregroundDeletion';
-const ORPHAN = 'orphan';
-
 export class KubeApi {
   readonly store: ObjectStore;
   readonly audit: AuditLog;
@@ -70,6 +80,7 @@ export class KubeApi {
   private readonly rng: Rng;
   private readonly flavour: SchemaFlavour;
   private readonly dependents: DependentsIndex;
+  private readonly deletion: Deletion;
   /** Optional fault hook: a message makes eviction answer 429 as a PodDisruptionBudget would. */
   evictionGuard: ((pod: Pod) => string | undefined) | undefined;
   /** Optional fault hook: an admission webhook / Pod Security rejection of creates (403/422). */
@@ -83,6 +94,7 @@ export class KubeApi {
     this.store = options.store ?? new ObjectStore();
     this.audit = options.audit ?? new AuditLog();
     this.dependents = new DependentsIndex(this.store);
+    this.deletion = new Deletion(this, this.store, this.dependents, this.clock);
   }
 
   def(ref: ResourceRef): ResourceDef {
@@ -401,7 +413,7 @@ export class KubeApi {
         audit(200);
         return { object: existing };
       }
-      const result = this.performDelete(def, existing, options);
+      const result = this.deletion.perform(def, existing, options);
       audit(200);
       return result;
     } catch (e) {
@@ -585,131 +597,7 @@ export class KubeApi {
     if (options.dryRun) return valid;
     if (sameJson(valid, existing)) return existing;
     const stored = this.store.put(resourceKey(def), valid);
-    return this.finishDeletionIfDone(def, stored) ?? stored;
-  }
-
-  private performDelete(
-    def: ResourceDef,
-    existing: KubeObject,
-    options: DeleteOptions,
-  ): { object: KubeObject; status?: StatusBody } {
-    const key = resourceKey(def);
-    const m = existing.metadata;
-    const policy = options.propagationPolicy ?? 'Background';
-    let grace = 0;
-    if (def.plural === 'pods') {
-      const pod = existing as Pod;
-      const terminal = pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
-      grace = options.gracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30;
-      if (!pod.spec.nodeName || terminal) grace = 0;
-      if (m.deletionGracePeriodSeconds !== undefined)
-        grace = Math.min(grace, m.deletionGracePeriodSeconds);
-    }
-    const finalizers = [...(m.finalizers ?? [])];
-    if (
-      policy === 'Foreground' &&
-      this.dependents.of(m.uid as string).length > 0 &&
-      !finalizers.includes(FOREGROUND)
-    )
-      finalizers.push(FOREGROUND);
-    if (policy === 'Orphan' && !finalizers.includes(ORPHAN)) finalizers.push(ORPHAN);
-    if (finalizers.length === 0 && grace === 0) {
-      const gone = this.store.remove(key, m.namespace, m.name as string) as KubeObject;
-      this.afterRemoval(gone);
-      return { object: gone };
-    }
-    const next = deepClone(existing);
-    const deadline = this.clock.now() + grace * 1000;
-    const current = m.deletionTimestamp ? Date.parse(m.deletionTimestamp) : Infinity;
-    if (deadline < current) next.metadata.deletionTimestamp = isoTime(deadline);
-    next.metadata.deletionGracePeriodSeconds = grace;
-    next.metadata.finalizers = finalizers;
-    if (m.deletionTimestamp === undefined) next.metadata.generation = (m.generation ?? 1) + 1;
-    let stored = sameJson(next, existing) ? existing : this.store.put(key, next);
-    if (policy === 'Orphan') stored = this.orphanDependents(def, stored);
-    if (policy === 'Foreground') this.collectDependents(stored, 'Background');
-    return { object: this.finishDeletionIfDone(def, stored) ?? stored };
-  }
-
-  /** Removes an object once it is being deleted, has no finalizers and (pods) its grace is over. */
-  private finishDeletionIfDone(def: ResourceDef, obj: KubeObject): KubeObject | undefined {
-    const m = obj.metadata;
-    if (!m.deletionTimestamp || (m.finalizers?.length ?? 0) > 0) return undefined;
-    if (def.plural === 'pods' && (m.deletionGracePeriodSeconds ?? 0) > 0) return undefined;
-    const gone = this.store.remove(resourceKey(def), m.namespace, m.name as string);
-    if (gone) this.afterRemoval(gone);
-    return gone;
-  }
-
-  private orphanDependents(def: ResourceDef, owner: KubeObject): KubeObject {
-    const uid = owner.metadata.uid as string;
-    for (const d of this.dependents.of(uid)) {
-      this.modify('garbage-collector', d.resource, d.namespace, d.name, (o) => {
-        o.metadata.ownerReferences = (o.metadata.ownerReferences ?? []).filter(
-          (r) => r.uid !== uid,
-        );
-        if (o.metadata.ownerReferences.length === 0) delete o.metadata.ownerReferences;
-      });
-    }
-    const result = this.modify(
-      'garbage-collector',
-      def,
-      owner.metadata.namespace,
-      owner.metadata.name as string,
-      (o) => {
-        o.metadata.finalizers = (o.metadata.finalizers ?? []).filter((f) => f !== ORPHAN);
-      },
-    );
-    return result ?? owner;
-  }
-
-  /** Garbage collection: delete the dependents of a removed (or foreground-deleting) owner. */
-  private collectDependents(owner: KubeObject, policy: 'Background'): void {
-    const uid = owner.metadata.uid as string;
-    for (const d of this.dependents.of(uid)) {
-      const dep = this.store.peek(d.resource, d.namespace, d.name);
-      if (!dep || dep.metadata.deletionTimestamp) continue;
-      const others = (dep.metadata.ownerReferences ?? []).filter(
-        (r) => r.uid !== uid && this.dependents.exists(r.uid),
-      );
-      if (others.length > 0) {
-        this.modify('garbage-collector', d.resource, d.namespace, d.name, (o) => {
-          o.metadata.ownerReferences = (o.metadata.ownerReferences ?? []).filter(
-            (r) => r.uid !== uid,
-          );
-        });
-        continue;
-      }
-      try {
-        this.delete('garbage-collector', d.resource, d.namespace, d.name, {
-          propagationPolicy: policy,
-        });
-      } catch (e) {
-        if (!(e instanceof ApiError && e.code === 404)) throw e;
-      }
-    }
-  }
-
-  private afterRemoval(gone: KubeObject): void {
-    this.collectDependents(gone, 'Background');
-    // Foreground owners waiting on this dependent.
-    for (const ref of gone.metadata.ownerReferences ?? []) {
-      const owner = this.dependents.locate(ref.uid);
-      if (!owner) continue;
-      const o = this.store.peek(owner.resource, owner.namespace, owner.name);
-      if (!o?.metadata.finalizers?.includes(FOREGROUND)) continue;
-      const blocking = this.dependents.of(ref.uid).some((d) => {
-        const dep = this.store.peek(d.resource, d.namespace, d.name);
-        return dep?.metadata.ownerReferences?.some(
-          (r) => r.uid === ref.uid && r.blockOwnerDeletion,
-        );
-      });
-      if (!blocking) {
-        this.modify('garbage-collector', owner.resource, owner.namespace, owner.name, (x) => {
-          x.metadata.finalizers = (x.metadata.finalizers ?? []).filter((f) => f !== FOREGROUND);
-        });
-      }
-    }
+    return this.deletion.finishIfDone(def, stored) ?? stored;
   }
 
   private record(
@@ -744,107 +632,4 @@ export class KubeApi {
   }
 }
 
-function target(def: ResourceDef, name?: string): Target {
-  return { group: def.group, resource: def.plural, name };
-}
-
-function asObject(body: unknown, def: ResourceDef): KubeObject {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw errors.badRequest(`the body of the request was not a ${def.kind} object`);
-  }
-  const obj = deepClone(body) as KubeObject;
-  const want = apiVersionOf(def);
-  if (obj.apiVersion !== undefined && obj.apiVersion !== want) {
-    throw errors.badRequest(
-      `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${want})`,
-    );
-  }
-  if (obj.kind !== undefined && obj.kind !== def.kind) {
-    throw errors.badRequest(
-      `the kind in the data (${String(obj.kind)}) does not match the expected kind (${def.kind})`,
-    );
-  }
-  if (obj.metadata !== undefined && (typeof obj.metadata !== 'object' || obj.metadata === null)) {
-    throw errors.badRequest('metadata must be an object');
-  }
-  return obj;
-}
-
-function asLoose(body: unknown): KubeObject | undefined {
-  return body && typeof body === 'object' && 'metadata' in body ? (body as KubeObject) : undefined;
-}
-
-function immutablePodFields(existing: Pod, next: Pod, def: ResourceDef): void {
-  const a = existing.spec;
-  const b = next.spec;
-  const nameChanged = a.nodeName !== undefined && b.nodeName !== a.nodeName;
-  const containersChanged =
-    JSON.stringify(a.containers.map((c) => ({ ...c, image: undefined }))) !==
-    JSON.stringify(b.containers?.map((c) => ({ ...c, image: undefined })));
-  if (nameChanged || containersChanged) {
-    throw errors.invalid(target(def, existing.metadata.name), 'Pod', [
-      {
-        reason: 'FieldValueForbidden',
-        field: 'spec',
-        message:
-          'Forbidden: pod updates may not change fields other than `spec.containers[*].image`, `spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, `spec.tolerations` (only additions to existing tolerations), `spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)',
-      },
-    ]);
-  }
-}
-
-function withoutMetaStatus(o: KubeObject): unknown {
-  const rest: Record<string, unknown> = { ...o };
-  delete rest.metadata;
-  delete rest.status;
-  return rest;
-}
-
-export function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
-function keyFor(o: KubeObject): string {
-  return `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
-}
-
-function encodeContinue(token: { rv: number; start: string }): string {
-  return Buffer.from(
-    JSON.stringify({ v: 'meta.k8s.io/v1', rv: token.rv, start: token.start }),
-  ).toString('base64url');
-}
-
-function decodeContinue(raw: string): { rv: number; start: string } {
-  try {
-    const t = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as {
-      v?: string;
-      rv?: number;
-      start?: string;
-    };
-    if (t.v !== 'meta.k8s.io/v1' || typeof t.rv !== 'number' || typeof t.start !== 'string')
-      throw new Error('bad token');
-    return { rv: t.rv, start: t.start };
-  } catch {
-    throw errors.badRequest('continue key is not valid: invalid continue token');
-  }
-}
-
-/** Sets or replaces a condition by type, keeping lastTransitionTime when the status is unchanged. */
-export function setCondition(
-  obj: { status?: { conditions?: Condition[] } | Record<string, unknown> },
-  condition: Condition,
-  now: number,
-): void {
-  const status = (obj.status ??= {}) as { conditions?: Condition[] };
-  const list = (status.conditions ??= []);
-  const idx = list.findIndex((c) => c.type === condition.type);
-  const prev = idx >= 0 ? list[idx] : undefined;
-  const next: Condition = {
-    ...condition,
-    lastProbeTime: condition.lastProbeTime ?? null,
-    lastTransitionTime:
-      prev && prev.status === condition.status ? (prev.lastTransitionTime as string) : isoTime(now),
-  };
-  if (idx >= 0) list[idx] = next;
-  else list.push(next);
-}
+export { sameJson, setCondition };

@@ -17,13 +17,19 @@ import {
   terminate,
   waitingStatuses,
 } from './pod-status.js';
+import {
+  EVICTION_SIGNALS,
+  evictionMessage,
+  pressureShape,
+  type EvictionSignal,
+  type PressureCondition,
+} from './node-conditions.js';
 import { RunnerProcess } from './runner-process.js';
 import { nsName, splitKey, WorkQueue } from './work-queue.js';
 
 const ACTOR = 'kubelet';
 
-export type PressureCondition = 'MemoryPressure' | 'DiskPressure' | 'PIDPressure';
-export type EvictionSignal = 'memory' | 'disk' | 'pid';
+export type { EvictionSignal, PressureCondition };
 
 interface NodeAgent {
   name: string;
@@ -52,33 +58,6 @@ export interface KubeletHooks {
   /** A node's kubelet stopped for good (the node lifecycle controller takes over). */
   nodeDown(nodeName: string): void;
 }
-
-const SIGNALS: Record<
-  EvictionSignal,
-  {
-    resource: string;
-    condition: PressureCondition;
-    threshold: string;
-    available: string;
-    usage?: string;
-  }
-> = {
-  memory: {
-    resource: 'memory',
-    condition: 'MemoryPressure',
-    threshold: '100Mi',
-    available: '87232Ki',
-    usage: '5434828Ki',
-  },
-  disk: {
-    resource: 'ephemeral-storage',
-    condition: 'DiskPressure',
-    threshold: '2Gi',
-    available: '1523896Ki',
-    usage: '19876244Ki',
-  },
-  pid: { resource: 'pids', condition: 'PIDPressure', threshold: '1000', available: '412' },
-};
 
 export class Kubelets {
   private readonly nodes = new Map<string, NodeAgent>();
@@ -461,13 +440,11 @@ export class Kubelets {
    */
   evict(ns: string, name: string, signal: EvictionSignal, pressureMs = 5 * 60_000): void {
     const { pod, rt } = this.runtime(ns, name);
-    const s = SIGNALS[signal];
+    const s = EVICTION_SIGNALS[signal];
     const node = pod.spec.nodeName as string;
     this.pressureFor(node, s.condition, pressureMs);
     const runner = pod.spec.containers.find((c) => c.name === 'runner') ?? pod.spec.containers[0];
-    let message = `The node was low on resource: ${s.resource}. Threshold quantity: ${s.threshold}, available: ${s.available}. `;
-    if (s.usage && runner)
-      message += `Container ${runner.name} was using ${s.usage}, request is 0, has larger consumption of ${s.resource}. `;
+    const message = evictionMessage(signal, runner?.name);
     const now = this.ctx.clock.now();
     const apply = (p: Pod) => {
       const status = (p.status ??= {});
@@ -631,59 +608,37 @@ export class Kubelets {
     if (on) agent.pressure.add(condition);
     else agent.pressure.delete(condition);
     const now = this.ctx.clock.now();
-    const messages: Record<PressureCondition, [string, string]> = {
-      MemoryPressure: ['KubeletHasInsufficientMemory', 'kubelet has insufficient memory available'],
-      DiskPressure: ['KubeletHasDiskPressure', 'kubelet has disk pressure'],
-      PIDPressure: ['KubeletHasInsufficientPID', 'kubelet has insufficient PID available'],
-    };
-    const okMessages: Record<PressureCondition, [string, string]> = {
-      MemoryPressure: ['KubeletHasSufficientMemory', 'kubelet has sufficient memory available'],
-      DiskPressure: ['KubeletHasNoDiskPressure', 'kubelet has no disk pressure'],
-      PIDPressure: ['KubeletHasSufficientPID', 'kubelet has sufficient PID available'],
-    };
-    const [reason, message] = on ? messages[condition] : okMessages[condition];
-    const nodeObj = this.ctx.api.tryGet<Node>('nodes', undefined, nodeName);
-    if (nodeObj) {
-      const status = on
-        ? {
-            MemoryPressure: 'NodeHasInsufficientMemory',
-            DiskPressure: 'NodeHasDiskPressure',
-            PIDPressure: 'NodeHasInsufficientPID',
-          }[condition]
-        : {
-            MemoryPressure: 'NodeHasSufficientMemory',
-            DiskPressure: 'NodeHasNoDiskPressure',
-            PIDPressure: 'NodeHasSufficientPID',
-          }[condition];
+    const shape = pressureShape(condition, on);
+    const node = this.ctx.api.tryGet<Node>('nodes', undefined, nodeName);
+    if (node) {
+      const message = `Node ${nodeName} status is now: ${shape.event}`;
       this.ctx.events.record(
-        nodeObj,
-        {
-          type: 'Normal',
-          reason: status,
-          message: `Node ${nodeName} status is now: ${status}`,
-          component: 'kubelet',
-          host: nodeName,
-        },
+        node,
+        { type: 'Normal', reason: shape.event, message, component: 'kubelet', host: nodeName },
         ACTOR,
       );
     }
-    const taintKey = {
-      MemoryPressure: 'node.kubernetes.io/memory-pressure',
-      DiskPressure: 'node.kubernetes.io/disk-pressure',
-      PIDPressure: 'node.kubernetes.io/pid-pressure',
-    }[condition];
     this.ctx.api.modify<Node>(
       ACTOR,
       'nodes',
       undefined,
       nodeName,
       (n) =>
-        setCondition(n, { type: condition, status: on ? 'True' : 'False', reason, message }, now),
+        setCondition(
+          n,
+          {
+            type: condition,
+            status: on ? 'True' : 'False',
+            reason: shape.reason,
+            message: shape.message,
+          },
+          now,
+        ),
       { subresource: 'status' },
     );
     this.ctx.api.modify<Node>('node-lifecycle-controller', 'nodes', undefined, nodeName, (n) => {
-      const taints = (n.spec.taints ?? []).filter((t) => t.key !== taintKey);
-      if (on) taints.push({ key: taintKey, effect: 'NoSchedule', timeAdded: isoTime(now) });
+      const taints = (n.spec.taints ?? []).filter((t) => t.key !== shape.taint);
+      if (on) taints.push({ key: shape.taint, effect: 'NoSchedule', timeAdded: isoTime(now) });
       n.spec.taints = taints;
       if (taints.length === 0) delete n.spec.taints;
     });

@@ -1,3 +1,4 @@
+import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import type { EphemeralRunnerSet } from '../../../sim/kube/types.js';
 import { arcCluster, busyRunner, NS, onlyRunner, SET } from './helpers.js';
 
@@ -196,5 +197,69 @@ describe("ARC 0.13: today's behaviour", () => {
     expect(cluster.ephemeralRunner(NS, name)?.metadata.finalizers).toEqual([
       'ephemeralrunner.actions.github.com/finalizer',
     ]);
+  });
+});
+
+describe('remediation through the API, as runner-medic would do it', () => {
+  it('deleting an InvalidPod ER over HTTP frees the slot; the audit log shows what runner-medic touched', async () => {
+    const cluster = await arcCluster({ arcVersion: '0.13', maxRunners: 1 });
+    await cluster.start();
+    try {
+      cluster.faults.denyPodCreation(() => true);
+      const job = cluster.actions.queueJob(SET);
+      await cluster.advance(30_000);
+      const stuck = onlyRunner(cluster);
+      expect(stuck.status?.reason).toBe('InvalidPod');
+      cluster.faults.denyPodCreation(undefined);
+
+      const kc = new KubeConfig();
+      kc.loadFromString(cluster.kubeconfig('runner-medic'));
+      const custom = kc.makeApiClient(CustomObjectsApi);
+      const failed = (await custom.listNamespacedCustomObject({
+        group: 'actions.github.com',
+        version: 'v1alpha1',
+        namespace: NS,
+        plural: 'ephemeralrunners',
+        labelSelector: `actions.github.com/scale-set-name=${SET}`,
+      })) as {
+        items: {
+          metadata: { name: string; uid: string };
+          status?: { phase?: string; reason?: string };
+        }[];
+      };
+      const target = failed.items.find(
+        (i) => i.status?.phase === 'Failed' && i.status.reason === 'InvalidPod',
+      );
+      await custom.deleteNamespacedCustomObject({
+        group: 'actions.github.com',
+        version: 'v1alpha1',
+        namespace: NS,
+        plural: 'ephemeralrunners',
+        name: target?.metadata.name as string,
+        body: { preconditions: { uid: target?.metadata.uid } },
+      });
+
+      await cluster.runUntil(() => cluster.actions.job(job.jobId)?.status === 'in_progress');
+      const mutations = cluster.audit.by('runner-medic');
+      expect(mutations).toEqual([
+        expect.objectContaining({
+          verb: 'delete',
+          resource: 'ephemeralrunners.actions.github.com',
+          namespace: NS,
+          name: stuck.metadata.name,
+          code: 200,
+          labels: expect.objectContaining({
+            'app.kubernetes.io/component': 'runner',
+            'actions.github.com/scale-set-name': SET,
+          }),
+          ownerReferences: [expect.objectContaining({ kind: 'EphemeralRunnerSet' })],
+        }),
+      ]);
+      expect(
+        cluster.audit.requests.filter((r) => r.by === 'runner-medic').map((r) => r.verb),
+      ).toEqual(['list', 'delete']);
+    } finally {
+      await cluster.stop();
+    }
   });
 });
