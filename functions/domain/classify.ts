@@ -4,3 +4,4 @@ export { classifyEc2Event, classifyNode } from './classify-node.js';
 export { classifyEphemeralRunner, classifyMissingPod, classifyPod } from './classify-pod.js';
 export { attributeEviction } from './attribute-eviction.js';
 export { classifyOfflineRunner, classifyRecreatedPod } from './classify-recreated-pod.js';
+export { classifyFinishedRunner } from './classify-finished-runner.js';

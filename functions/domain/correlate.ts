@@ -1,5 +1,6 @@
 import { attributeEviction } from './attribute-eviction.js';
 import { classifyEphemeralRunner, classifyPod } from './classify-pod.js';
+import { classifyFinishedRunner } from './classify-finished-runner.js';
 import { classifyNode } from './classify-node.js';
 import { classifyOfflineRunner, classifyRecreatedPod } from './classify-recreated-pod.js';
 import type { EphemeralRunner, EphemeralRunnerJobFields, Node, Pod } from './cluster-facts.js';
@@ -75,6 +76,7 @@ const CAUSE_ORDER: LossKind[] = [
   'node-not-ready',
   'pod-not-found',
   'runner-failed',
+  'runner-stuck',
 ];
 
 function rank(l: Loss): number {
@@ -227,7 +229,8 @@ export function correlate(facts: Facts, now: number): Correlation {
       er &&
       pod &&
       (classifyRecreatedPod(er, pod, v.podMissingSince, cache?.seenAt ?? null) ??
-        classifyOfflineRunner(er, pod, registrations.get(v.name), now));
+        classifyOfflineRunner(er, pod, registrations.get(v.name), now) ??
+        classifyFinishedRunner(er, pod, v.jobs, now));
     if (recreated) v.losses.push(recreated);
     if (er && !pod && v.podMissingSince !== null)
       v.losses.push({

@@ -16,7 +16,9 @@ export type LossCause =
   | { kind: 'pod-not-found' }
   | { kind: 'node-not-ready' }
   /** EphemeralRunner `phase: Failed` (InvalidPod, or TooManyPodFailures in ARC ≤ 0.11). */
-  | { kind: 'runner-failed'; reason: string | null };
+  | { kind: 'runner-failed'; reason: string | null }
+  /** The runner's one job has completed, yet its pod lives on (#4603, #4588). */
+  | { kind: 'runner-stuck' };
 
 export type LossKind = LossCause['kind'];
 

@@ -129,6 +129,7 @@ const LOSS_KINDS = [
   'pod-not-found',
   'node-not-ready',
   'runner-failed',
+  'runner-stuck',
 ] as const satisfies readonly LossKind[];
 
 const rulesSchema = z

@@ -4,7 +4,9 @@ import {
   runnersForJob,
   runnersOnInstance,
 } from '../../../functions/domain/correlate.js';
+import { decide } from '../../../functions/domain/decide.js';
 import type { Facts } from '../../../functions/domain/facts.js';
+import { DEFAULT_POLICY } from '../../../functions/domain/policy.js';
 import { RUN_ID, er, facts, job, node, pod, withEvent } from './builders.js';
 import { CLUSTER, NS, T0, iso } from './fixtures.js';
 
@@ -286,5 +288,58 @@ describe('runners ARC re-created or that never connect', () => {
     ).runners;
     expect(v?.lostAt ?? null).toBe(lostAt);
     if (lostAt !== null) expect(v?.loss?.signal.detail).toMatch(/offline since/);
+  });
+});
+
+describe('a runner whose job has completed but which lives on (#4603, #4588)', () => {
+  const done = (completedAt: number) =>
+    job({ jobId: 77, completedAt: iso(completedAt), conclusion: 'success' }, []);
+  it.each<[string, Facts, number, string | null]>([
+    [
+      'a minute after its job, pod still Running',
+      facts({ pods: [pod()], ephemeralRunners: [er()], jobs: [done(T0)] }),
+      T0 + 60_000,
+      'runner-stuck',
+    ],
+    [
+      'seconds after its job: still exiting',
+      facts({ pods: [pod()], ephemeralRunners: [er()], jobs: [done(T0)] }),
+      T0 + 10_000,
+      null,
+    ],
+    [
+      'its EphemeralRunner is being deleted',
+      facts({
+        pods: [pod()],
+        ephemeralRunners: [er({ deletionTimestamp: iso(T0 + 1000) })],
+        jobs: [done(T0)],
+      }),
+      T0 + 600_000,
+      null,
+    ],
+    [
+      'its job is still running',
+      facts({
+        pods: [pod()],
+        ephemeralRunners: [er()],
+        jobs: [job({ status: 'in_progress', conclusion: null, completedAt: null })],
+      }),
+      T0 + 600_000,
+      null,
+    ],
+  ])('%s → %s', (_, f, now, kind) => {
+    const [v] = correlate(f, now).runners;
+    expect(v?.loss?.cause.kind ?? null).toBe(kind);
+  });
+
+  it('is freed at once: ARC will not free it', () => {
+    const d = decide(
+      facts({ pods: [pod()], ephemeralRunners: [er()], jobs: [done(T0)] }),
+      DEFAULT_POLICY,
+      T0 + 60_000,
+    );
+    expect(d.actions.map((a) => [a.rule, a.target.kind, a.cause?.kind])).toEqual([
+      ['rule-1-free-poisoned-slot', 'delete-ephemeral-runner', 'runner-stuck'],
+    ]);
   });
 });
