@@ -54,9 +54,11 @@ export function classifyRecreatedPod(
 }
 
 /**
- * A live runner pod whose GitHub registration has stayed offline for OFFLINE_AFTER_START_MS after
- * both the pod's creation and the registration going offline: the runner will never connect
- * (spent JIT config, registration removed). The loss dates from when that became clear.
+ * An idle live runner pod whose GitHub registration has stayed offline for OFFLINE_AFTER_START_MS
+ * after both the pod's creation and the registration going offline: the runner will never connect
+ * (spent JIT config, registration removed). The loss dates from when that became clear. Only for
+ * idle runners: a busy one is never judged on its registration status alone (correlate checks
+ * the ER and the jobs; this checks the registration's own `busy`).
  */
 export function classifyOfflineRunner(
   er: EphemeralRunner,
@@ -67,6 +69,7 @@ export function classifyOfflineRunner(
   const created = pod.metadata.creationTimestamp;
   if (!registration || registration.status !== 'offline' || registration.offlineSince === null)
     return null;
+  if (registration.busy) return null;
   if (created === null || pod.phase !== 'Running') return null;
   const clearAt = Math.max(registration.offlineSince, created) + OFFLINE_AFTER_START_MS;
   if (now < clearAt) return null;

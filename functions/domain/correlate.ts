@@ -229,7 +229,7 @@ export function correlate(facts: Facts, now: number): Correlation {
       er &&
       pod &&
       (classifyRecreatedPod(er, pod, v.podMissingSince, cache?.seenAt ?? null) ??
-        classifyOfflineRunner(er, pod, registrations.get(v.name), now) ??
+        (v.busy ? null : classifyOfflineRunner(er, pod, registrations.get(v.name), now)) ??
         classifyFinishedRunner(er, pod, v.jobs, now));
     if (recreated) v.losses.push(recreated);
     if (er && !pod && v.podMissingSince !== null)

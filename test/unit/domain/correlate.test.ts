@@ -281,13 +281,32 @@ describe('runners ARC re-created or that never connect', () => {
       T0 + 59_000,
       null,
     ],
-  ])('a Running pod whose registration is %s', (_, r, now, lostAt) => {
+    [
+      'offline but busy',
+      { ...registration('offline', T0 - 120_000), busy: true },
+      T0 + 600_000,
+      null,
+    ],
+  ])('an idle Running pod whose registration is %s', (_, r, now, lostAt) => {
     const [v] = correlate(
       facts({ pods: [pod()], ephemeralRunners: [er()], registrations: [r] }),
       now,
     ).runners;
     expect(v?.lostAt ?? null).toBe(lostAt);
     if (lostAt !== null) expect(v?.loss?.signal.detail).toMatch(/offline since/);
+  });
+
+  it('never judges a runner with a job on its registration status', () => {
+    const f = facts({
+      pods: [pod()],
+      ephemeralRunners: [
+        er({
+          job: { jobRepositoryName: 'acme/app', workflowRunId: RUN_ID, jobDisplayName: 'build' },
+        }),
+      ],
+      registrations: [registration('offline', T0 - 600_000)],
+    });
+    expect(correlate(f, T0 + 600_000).runners[0]?.loss).toBeNull();
   });
 });
 
