@@ -78,7 +78,7 @@ export async function runEngine(trigger: Trigger, deps: EngineDeps): Promise<Eng
     await refreshRegistrations(stored, deps, now);
     stored = await deps.store.load(now);
   }
-  const facts = await gatherFacts(stored, deps.store, deps.clusters, policy, now);
+  const facts = await gatherFacts(stored, deps.store, deps.clusters, now);
   const decision = await decideWithNeeds(facts, policy, now, deps);
 
   const reports: ActionReport[] = [];
@@ -110,6 +110,7 @@ async function decideWithNeeds(
 ): Promise<Decision> {
   let decision = decide(facts, policy, now);
   for (let round = 0; round < MAX_NEED_ROUNDS && decision.needs.length > 0; round++) {
+    deps.log.info('reading more facts', { needs: decision.needs });
     for (const need of decision.needs) {
       const ref = 'repo' in need ? { repo: need.repo, installationId: need.installationId } : null;
       if (need.kind === 'annotations' && ref) {

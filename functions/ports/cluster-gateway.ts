@@ -24,7 +24,8 @@ export interface RunnerListing {
  */
 export interface ClusterGateway {
   readonly cluster: string;
-  listRunners(namespace: string): Promise<RunnerListing>;
+  /** Runners of one namespace, or of every namespace when none is given. */
+  listRunners(namespace?: string): Promise<RunnerListing>;
   listNodes(): Promise<Node[]>;
   getEphemeralRunner(namespace: string, name: string): Promise<EphemeralRunner | null>;
   getPod(namespace: string, name: string): Promise<Pod | null>;

@@ -57,29 +57,31 @@ export class KubeClusterGateway implements ClusterGateway {
     this.timeoutMs = options.requestTimeoutMs ?? 10_000;
   }
 
-  async listRunners(namespace: string): Promise<RunnerListing> {
+  async listRunners(namespace?: string): Promise<RunnerListing> {
+    const page = { limit: this.pageSize };
     const [ers, pods] = await Promise.all([
       this.call('list ephemeralrunners', () =>
         listAll(async (next) =>
           pageOf(
-            await this.custom.listNamespacedCustomObject(
-              { ...EPHEMERAL_RUNNERS, namespace, limit: this.pageSize, _continue: next },
-              this.opts(),
-            ),
+            namespace === undefined
+              ? await this.custom.listClusterCustomObject(
+                  { ...EPHEMERAL_RUNNERS, ...page, _continue: next },
+                  this.opts(),
+                )
+              : await this.custom.listNamespacedCustomObject(
+                  { ...EPHEMERAL_RUNNERS, namespace, ...page, _continue: next },
+                  this.opts(),
+                ),
           ),
         ),
       ),
       this.call('list runner pods', () =>
         listAll(async (next) => {
-          const list = await this.core.listNamespacedPod(
-            {
-              namespace,
-              labelSelector: RUNNER_POD_SELECTOR,
-              limit: this.pageSize,
-              _continue: next,
-            },
-            this.opts(),
-          );
+          const query = { labelSelector: RUNNER_POD_SELECTOR, ...page, _continue: next };
+          const list =
+            namespace === undefined
+              ? await this.core.listPodForAllNamespaces(query, this.opts())
+              : await this.core.listNamespacedPod({ namespace, ...query }, this.opts());
           return pageOf({ items: list.items, metadata: list.metadata });
         }),
       ),

@@ -67,6 +67,31 @@ function seedRunner(
       spec: { containers: [{ name: 'runner', image: 'runner' }] },
     },
   });
+  const er = harness.kube.api.get('ephemeralrunners', NS, name);
+  harness.kube.api.create('arc', 'pods', NS, {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name,
+      namespace: NS,
+      labels: {
+        ...ARC_LABELS,
+        'app.kubernetes.io/component': 'runner',
+        'actions-ephemeral-runner': 'True',
+      },
+      ownerReferences: [
+        {
+          apiVersion: 'actions.github.com/v1alpha1',
+          kind: 'EphemeralRunner',
+          name,
+          uid: String(er.metadata.uid),
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+    },
+    spec: { nodeName: 'ip-10-0-1-17', containers: [{ name: 'runner', image: 'runner' }] },
+  });
   harness.kube.api.modify(
     'arc',
     'ephemeralrunners',
@@ -120,7 +145,8 @@ async function killedMidJob(harness: EngineHarness, failsOnItsOwn: boolean) {
   const seen = observations.length;
   if (!failsOnItsOwn) {
     github.actions.runnerStopped(`${SET}-x7k2p-runner-aaaaa`, 'sigterm');
-    // ARC >= 0.13 deletes the EphemeralRunner of a runner that failed with a job.
+    // The pod is gone, and ARC >= 0.13 deletes the EphemeralRunner of a runner that failed with a job.
+    harness.kube.api.delete('kubelet', 'pods', NS, `${SET}-x7k2p-runner-aaaaa`);
     harness.kube.api.delete('arc', 'ephemeralrunners', NS, `${SET}-x7k2p-runner-aaaaa`);
   }
   return { runId, observations, seen };
