@@ -176,9 +176,15 @@ export function correlate(facts: Facts, now: number): Correlation {
 
   const registrations = new Map(facts.registrations.map((r) => [r.name, r]));
   const jobsByRun = new Map<string, JobRecord[]>();
+  const jobsByRunner = new Map<string, JobRecord[]>();
+  const push = (m: Map<string, JobRecord[]>, k: string, j: JobRecord) => {
+    const list = m.get(k);
+    if (list) list.push(j);
+    else m.set(k, [j]);
+  };
   for (const j of facts.jobs) {
-    const k = runKey(j.repository.fullName, j.job.runId);
-    jobsByRun.set(k, [...(jobsByRun.get(k) ?? []), j]);
+    push(jobsByRun, runKey(j.repository.fullName, j.job.runId), j);
+    if (j.job.runnerName) push(jobsByRunner, j.job.runnerName, j);
   }
 
   for (const v of views.values()) {
@@ -201,9 +207,13 @@ export function correlate(facts: Facts, now: number): Correlation {
     v.runnerId = er?.runnerId ?? cache?.runnerId ?? null;
     v.jobSeenAt = cache?.seenAt ?? null;
     const fields = v.jobFields;
-    v.jobs = facts.jobs.filter(
-      (j) => j.job.runnerName === v.name || (fields !== null && matchesErFields(j, v.name, fields)),
-    );
+    const byFields =
+      fields?.jobRepositoryName && fields.workflowRunId !== null
+        ? (jobsByRun.get(runKey(fields.jobRepositoryName, fields.workflowRunId)) ?? []).filter(
+            (j) => j.job.runnerName === null && matchesErFields(j, v.name, fields),
+          )
+        : [];
+    v.jobs = [...(jobsByRunner.get(v.name) ?? []), ...byFields];
     v.busy = fields !== null || v.jobs.length > 0;
 
     // An ephemeral runner runs one job: once its job has completed, or its job fields were seen

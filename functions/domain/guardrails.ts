@@ -17,8 +17,8 @@ function findView(
   namespace: string,
   name: string,
 ): RunnerView | undefined {
-  return ctx.c.runners.find(
-    (v) => v.cluster === cluster && v.namespace === namespace && v.name === name,
+  return (ctx.c.byName.get(name) ?? []).find(
+    (v) => v.cluster === cluster && v.namespace === namespace,
   );
 }
 

@@ -58,13 +58,27 @@ export function runnerScope(
   };
 }
 
+const resolved = new WeakMap<Policy, Map<string, EffectivePolicy>>();
+
+/** The effective policy of a scope (memoised per policy object: decide resolves it often). */
 export function effectiveFor(ctx: RuleContext, scope: ActionScope): EffectivePolicy {
-  return resolvePolicy(ctx.policy, {
-    cluster: scope.cluster ?? '',
-    namespace: scope.namespace,
-    scaleSet: scope.scaleSet,
-    repo: scope.repo,
-  });
+  const key = JSON.stringify([scope.cluster, scope.namespace, scope.scaleSet, scope.repo]);
+  let cache = resolved.get(ctx.policy);
+  if (!cache) {
+    cache = new Map();
+    resolved.set(ctx.policy, cache);
+  }
+  let eff = cache.get(key);
+  if (!eff) {
+    eff = resolvePolicy(ctx.policy, {
+      cluster: scope.cluster ?? '',
+      namespace: scope.namespace,
+      scaleSet: scope.scaleSet,
+      repo: scope.repo,
+    });
+    cache.set(key, eff);
+  }
+  return eff;
 }
 
 /** Time of an ISO string in epoch ms; null when absent or invalid. */
