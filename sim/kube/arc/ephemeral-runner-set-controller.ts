@@ -1,7 +1,7 @@
 /**
  * ARC's EphemeralRunnerSet controller: buckets its runners by phase, deletes finished ones, and
  * scales to `spec.replicas` counting `pending + running + failed` (scaleTotal; the seed bug:
- * Failed runners hold slots). Scale-down removes idle runners only.
+ * Failed runners hold slots). Scale-down (only on a patchID 0 patch) removes idle runners only.
  */
 import type { ActionsService } from '../../actions-service.js';
 import { ApiError } from '../api/errors.js';
@@ -132,7 +132,8 @@ export class EphemeralRunnerSetController {
       const count = replicas - total;
       log('Creating new ephemeral runners (scale up)', { count });
       for (let i = 0; i < count; i++) api.create(ACTOR, ER, ns, newEphemeralRunner(ers, this.arc));
-    } else if (total > replicas) {
+    } else if (ers.spec.patchID === 0 && total > replicas) {
+      // Only a "force state" patch (patchID 0, an empty batch at minRunners) scales down.
       let toDelete = total - replicas;
       const idle = [...b.pending, ...b.running].filter((er) => !this.hasJob(er));
       if (idle.length === 0)

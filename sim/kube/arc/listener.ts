@@ -1,7 +1,12 @@
 /**
- * The scale set listener: reads `TotalAssignedJobs`, merge-patches `replicas = min(minRunners +
- * assigned, maxRunners)` onto the EphemeralRunnerSet, and on JobStarted merge-patches the
- * runner's EphemeralRunner status with the job fields (skipping a NotFound runner).
+ * The scale set listener. Each message batch carries `TotalAssignedJobs`; the listener
+ * merge-patches `spec: {replicas: min(minRunners + assigned, maxRunners), patchID}` onto the
+ * EphemeralRunnerSet (cmd/ghalistener). A batch is sent when the statistics change or a job of
+ * the scale set completes, and an empty batch every `listenerEmptyBatchMs` (the long poll timing
+ * out). On an empty batch the target never drops below the last patch, and at `minRunners` the
+ * patch carries `patchID: 0`, the only patch that lets the ERS scale idle runners down.
+ * On JobStarted it merge-patches the runner's EphemeralRunner status with the job fields
+ * (skipping a NotFound runner).
  */
 import type { ActionsService, JobAssignment } from '../../actions-service.js';
 import type { TimerHandle } from '../../clock.js';
@@ -15,8 +20,12 @@ const ACTOR = 'arc';
 export class Listener {
   private timer: TimerHandle | undefined;
   private lastPatch = -1;
-  private patchId = 0;
+  private lastCount = -1;
+  private lastBatchAt = -Infinity;
+  private completed = 0;
+  private patchSeq = 0;
   private stopped = false;
+  private readonly unsubscribe: () => void;
 
   constructor(
     private readonly ctx: ModelContext,
@@ -26,11 +35,17 @@ export class Listener {
     readonly scaleSetName: string,
     readonly scaleSetId: number,
   ) {
+    this.unsubscribe = service.onJobFinished((runnerName) => {
+      const ars = this.ars();
+      const ers = ars && this.ers(ars);
+      if (ers && runnerName.startsWith(`${ers.metadata.name}-runner-`)) this.completed++;
+    });
     this.schedule(0);
   }
 
   stop(): void {
     this.stopped = true;
+    this.unsubscribe();
     this.ctx.clock.cancel(this.timer);
   }
 
@@ -65,28 +80,39 @@ export class Listener {
     if (!ars) return;
     const ers = this.ers(ars);
     if (!ers) return;
+    const now = this.ctx.clock.now();
     const assigned = this.service.assignedJobCount(this.scaleSetId);
+    const changed = assigned !== this.lastCount || this.completed > 0;
+    if (!changed && now - this.lastBatchAt < this.ctx.timings.listenerEmptyBatchMs) return;
     const min = ars.spec.minRunners ?? 0;
     const max = ars.spec.maxRunners ?? Number.MAX_SAFE_INTEGER;
-    const target = Math.min(min + assigned, max);
-    if (target === this.lastPatch && ers.spec.replicas === target) return;
+    let target = Math.min(min + assigned, max);
+    this.patchSeq++;
+    let patchID = this.patchSeq;
+    if (!changed) {
+      target = Math.max(this.lastPatch, target);
+      if (target === min) patchID = 0;
+    }
     this.ctx.log('arc/listener', 'Calculated target runner count', {
       'assigned job': assigned,
       decision: target,
       min,
       max,
       currentRunnerCount: this.lastPatch,
+      jobsCompleted: this.completed,
     });
-    this.patchId++;
     this.ctx.api.patch(
       ACTOR,
       'ephemeralrunnersets',
       this.namespace,
       ers.metadata.name as string,
       'merge',
-      { spec: { replicas: target, patchID: this.patchId } },
+      { spec: { replicas: target, patchID } },
     );
     this.lastPatch = target;
+    this.lastCount = assigned;
+    this.lastBatchAt = now;
+    this.completed = 0;
   }
 
   /** JobStarted: the runner took a job; patch its EphemeralRunner status after the message latency. */

@@ -18,6 +18,8 @@ export interface Timings {
   runnerShutdownMs: number;
   /** How often the listener reads the scale set's statistics. */
   listenerPollMs: number;
+  /** The listener's long poll: an empty message batch after this long without news. */
+  listenerEmptyBatchMs: number;
   /** From a runner taking a job until the listener's JobStarted patch. */
   jobStartedLatencyMs: number;
   /** ARC's requeue while GitHub says the runner still runs a job (JobStillRunning). */
@@ -47,6 +49,7 @@ export const DEFAULT_TIMINGS: Timings = {
   runnerPollMs: 2_000,
   runnerShutdownMs: 1_000,
   listenerPollMs: 1_000,
+  listenerEmptyBatchMs: 50_000,
   jobStartedLatencyMs: 500,
   registrationRetryMs: 30_000,
   nodeMonitorGracePeriodMs: 40_000,

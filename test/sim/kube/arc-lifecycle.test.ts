@@ -76,16 +76,17 @@ describe('ARC scale-set mode (common to both versions)', () => {
     }
   });
 
-  it('sets replicas = min(minRunners + assigned jobs, maxRunners) and scales back when jobs finish', async () => {
+  it('sets replicas = min(minRunners + assigned jobs, maxRunners); idle extras go only on a patchID 0 (empty batch at minRunners)', async () => {
     const cluster = await arcCluster({ minRunners: 2, maxRunners: 5 });
-    const replicas = () =>
-      (cluster.api.all<EphemeralRunnerSet>('ephemeralrunnersets', NS)[0] as EphemeralRunnerSet).spec
-        .replicas;
+    const ers = () =>
+      cluster.api.all<EphemeralRunnerSet>('ephemeralrunnersets', NS)[0] as EphemeralRunnerSet;
+    const live = () => cluster.ephemeralRunners(NS).filter((e) => !e.metadata.deletionTimestamp);
     await cluster.advance(5_000);
-    expect(replicas()).toBe(2);
+    expect(ers().spec.replicas).toBe(2);
     const jobs = Array.from({ length: 7 }, () => cluster.actions.queueJob(SET));
     await cluster.advance(2_000);
-    expect(replicas()).toBe(5);
+    expect(ers().spec.replicas).toBe(5);
+    expect(ers().spec.patchID).toBeGreaterThan(0);
     await cluster.runUntil(
       () => cluster.actions.jobs.filter((j) => j.status === 'in_progress').length === 5,
     );
@@ -93,10 +94,13 @@ describe('ARC scale-set mode (common to both versions)', () => {
     await cluster.runUntil(() => cluster.actions.jobs.every((j) => j.status === 'completed'), {
       maxMs: 120_000,
     });
-    await cluster.advance(30_000);
-    expect(replicas()).toBe(2);
-    const live = cluster.ephemeralRunners(NS).filter((e) => !e.metadata.deletionTimestamp);
-    expect(live).toHaveLength(2);
+    await cluster.runUntil(() => ers().spec.replicas === 2);
+    await cluster.advance(cluster.timings.listenerEmptyBatchMs + 5_000);
+    expect(ers().spec).toMatchObject({ replicas: 2, patchID: 0 });
+    expect(live()).toHaveLength(2);
+    expect(cluster.logs.some((l) => l.message === 'Deleting ephemeral runner (scale down)')).toBe(
+      true,
+    );
     expect(cluster.modelErrors).toEqual([]);
   });
 
