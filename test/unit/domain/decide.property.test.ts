@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { findRunnerLoss } from '../../../functions/domain/annotations.js';
-import { RERUN_KINDS, type Action } from '../../../functions/domain/action.js';
+import { MUTATING_KINDS, RERUN_KINDS, type Action } from '../../../functions/domain/action.js';
 import { decide } from '../../../functions/domain/decide.js';
 import type { ActionRecord, Facts, JobRecord } from '../../../functions/domain/facts.js';
 import { rerunBudgetKey } from '../../../functions/domain/idempotency-key.js';
@@ -295,6 +295,27 @@ describe('decide, for any fact set', () => {
         }
       }),
       { numRuns: 500 },
+    );
+  });
+
+  it('takes no destructive action where the circuit breaker has tripped', () => {
+    fc.assert(
+      fc.property(worldArb, (w) => {
+        const { facts: f, policy, now } = build(w);
+        const { actions } = decide(f, policy, now);
+        const trips = actions.flatMap((a) => (a.target.kind === 'trip-breaker' ? [a.target] : []));
+        const inTrip = actions.filter(
+          (a) =>
+            MUTATING_KINDS.has(a.target.kind) &&
+            trips.some(
+              (t) =>
+                t.cluster === a.scope.cluster &&
+                (t.scaleSet === null || t.scaleSet === a.scope.scaleSet),
+            ),
+        );
+        expect(inTrip).toEqual([]);
+      }),
+      { numRuns: 300 },
     );
   });
 
