@@ -11,6 +11,7 @@ import type { GithubGateway } from '../ports/github-gateway.js';
 import { carryOut } from './carry-out.js';
 import { gatherFacts } from './gather-facts.js';
 import { recordTrigger } from './record-trigger.js';
+import { recoverStaleClaims } from './recover-stale-claims.js';
 import { remediationEvent } from './remediation-event.js';
 import type { Trigger } from './trigger.js';
 
@@ -61,6 +62,7 @@ export interface EngineReport {
 }
 
 const MAX_NEED_ROUNDS = 3;
+const STALE_CLAIM_MS = 120_000;
 
 /**
  * observe → correlate → decide → act, for any trigger. Safe under duplicate and concurrent
@@ -75,6 +77,9 @@ export async function runEngine(trigger: Trigger, deps: EngineDeps): Promise<Eng
   const policy = await deps.policy();
   let stored = await deps.store.load(now);
   if (trigger.kind === 'sweep') {
+    for (const r of await recoverStaleClaims(deps, now, deps.staleClaimMs ?? STALE_CLAIM_MS)) {
+      deps.log.warn('claim without result re-checked', { ...r });
+    }
     await refreshRegistrations(stored, deps, now);
     stored = await deps.store.load(now);
   }
@@ -154,7 +159,7 @@ async function act(
     rule: action.rule,
     dryRun: action.dryRun,
   };
-  const claim = await deps.store.claimAction(action, now, deps.staleClaimMs ?? 120_000);
+  const claim = await deps.store.claimAction(action, now, deps.staleClaimMs ?? STALE_CLAIM_MS);
   if (!claim.claimed) {
     return { report: { ...base, outcome: 'skipped', detail: `already ${claim.existing.outcome}` } };
   }

@@ -1,4 +1,4 @@
-import type { Action, ActionOutcome } from '../domain/action.js';
+import type { Action, ActionOutcome, ActionTarget } from '../domain/action.js';
 import type { JobAnnotation } from '../domain/annotations.js';
 import type {
   ActionRecord,
@@ -23,6 +23,12 @@ export interface StoredFacts {
   actions: ActionRecord[];
   /** Earliest pending wake-up (grace period end, retry), epoch ms. */
   wakeAt: number | null;
+}
+
+export interface StaleClaim {
+  key: string;
+  target: ActionTarget;
+  claimedAt: number;
 }
 
 export type ClaimResult =
@@ -55,5 +61,7 @@ export interface FactsStore {
    */
   claimAction(action: Action, now: number, staleAfterMs: number): Promise<ClaimResult>;
   finishAction(key: string, outcome: ActionOutcome, now: number, detail: string): Promise<void>;
+  /** Claims left without a result for longer than `staleAfterMs` (a crash between claim and result). */
+  staleClaims(now: number, staleAfterMs: number): Promise<StaleClaim[]>;
   scheduleWake(at: number, now: number): Promise<void>;
 }

@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Action, ActionOutcome } from '../../domain/action.js';
+import type { Action, ActionOutcome, ActionTarget } from '../../domain/action.js';
 import type { JobAnnotation } from '../../domain/annotations.js';
 import type {
   ActionRecord,
@@ -13,7 +13,7 @@ import type {
 } from '../../domain/facts.js';
 import type { Loss, NodeSignal, RunnerWarning } from '../../domain/loss.js';
 import { StoreError } from '../../ports/delivery-ledger.js';
-import type { ClaimResult, FactsStore, StoredFacts } from '../../ports/facts-store.js';
+import type { ClaimResult, FactsStore, StaleClaim, StoredFacts } from '../../ports/facts-store.js';
 
 const DAY = 24 * 3600;
 /** How long each kind of fact is kept (seconds). Actions outlive GitHub's 30-day re-run window. */
@@ -202,6 +202,7 @@ export class DynamoFactsStore implements FactsStore {
             ...this.item('action', action.key, record, now),
             outcome: 'claimed',
             claimedAt: now,
+            target: action.target,
           },
           ConditionExpression:
             'attribute_not_exists(pk) OR expiresAt < :nowSeconds OR outcome IN (:retry, :failed) OR (outcome = :claimed AND claimedAt < :stale)',
@@ -244,6 +245,17 @@ export class DynamoFactsStore implements FactsStore {
         ExpressionAttributeValues: { ':outcome': outcome, ':now': now, ':detail': detail },
       }),
     );
+  }
+
+  async staleClaims(now: number, staleAfterMs: number): Promise<StaleClaim[]> {
+    const items = await this.listItems('action', now);
+    return items
+      .filter((item) => item.outcome === 'claimed' && Number(item.claimedAt) < now - staleAfterMs)
+      .map((item) => ({
+        key: String(item.sk),
+        target: item.target as ActionTarget,
+        claimedAt: Number(item.claimedAt),
+      }));
   }
 
   async scheduleWake(at: number, now: number): Promise<void> {
@@ -295,7 +307,15 @@ export class DynamoFactsStore implements FactsStore {
   }
 
   private async list<T>(kind: FactKind, now: number, onlyId?: string): Promise<T[]> {
-    const out: T[] = [];
+    return (await this.listItems(kind, now, onlyId)).map((item) => item.data as T);
+  }
+
+  private async listItems(
+    kind: FactKind,
+    now: number,
+    onlyId?: string,
+  ): Promise<Record<string, unknown>[]> {
+    const out: Record<string, unknown>[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
       let page;
@@ -316,7 +336,7 @@ export class DynamoFactsStore implements FactsStore {
       }
       for (const item of page.Items ?? []) {
         if (typeof item.expiresAt === 'number' && item.expiresAt < seconds(now)) continue;
-        out.push(item.data as T);
+        out.push(item);
       }
       startKey = page.LastEvaluatedKey;
     } while (startKey);

@@ -1,3 +1,5 @@
+import { RULES } from '../../../functions/domain/action.js';
+import { idempotencyKey, subKey } from '../../../functions/domain/idempotency-key.js';
 import { runEngine } from '../../../functions/engine/run-engine.js';
 import type { EngineReport } from '../../../functions/engine/run-engine.js';
 import { EngineHarness } from './engine-harness.js';
@@ -229,5 +231,131 @@ describe('engine, global dry run', () => {
     expect(harness.remediationEvents()).toContainEqual(
       expect.objectContaining({ action: 'rerun-failed-jobs', outcome: 'dry-run', dryRun: true }),
     );
+  });
+});
+
+describe('engine, a crash between claiming a re-run and recording its result', () => {
+  const harness = new EngineHarness();
+  beforeAll(async () => {
+    await harness.start();
+    harness.usePolicy({ allow: { namespaces: [NS] } });
+  });
+  afterAll(() => harness.stop());
+
+  it('re-checks the run before repeating: the re-run happened, so it is not made again', async () => {
+    const { runId, observations, seen } = await killedMidJob(harness, false);
+    await harness.clock.advance(300_000);
+    expect(harness.github.run(runId)?.status).toBe('completed');
+
+    // The invocation claimed the re-run, GitHub accepted it, and then the Lambda died.
+    const key = subKey(idempotencyKey('rerun', 'acme/app', runId, 1), 'try', 0);
+    await harness.engine.store.claimAction(
+      {
+        key,
+        rule: RULES.rerunKilledJob,
+        target: {
+          kind: 'rerun-failed-jobs',
+          repo: 'acme/app',
+          installationId: null,
+          runId,
+          runAttempt: 1,
+          jobIds: [],
+        },
+        scope: {
+          cluster: null,
+          namespace: NS,
+          scaleSet: SET,
+          repo: 'acme/app',
+          runnerName: null,
+          jobUrl: null,
+        },
+        cause: null,
+        signal: null,
+        reason: 'test: claimed before a crash',
+        dryRun: false,
+        budgetKeys: [],
+      },
+      harness.clock.now(),
+      120_000,
+    );
+    expect(harness.github.rerunFailedJobs(runId, 'runner-medic').status).toBe(201);
+    await harness.clock.advance(180_000);
+
+    await runEngine({ kind: 'sweep' }, harness.engine);
+    await feed(harness, observations, seen);
+
+    expect(harness.github.run(runId)?.attempt).toBe(2);
+    expect(harness.medicGithubCalls().map((c) => c.verb)).toEqual(['rerun-failed-jobs']);
+    const record = (await harness.engine.store.load(harness.clock.now())).actions.find(
+      (a) => a.key === key,
+    );
+    expect(record).toMatchObject({
+      outcome: 'succeeded',
+      detail: 'result lost; re-checked: the effect is in place',
+    });
+  });
+});
+
+describe('engine, a crash after claiming a re-run but before calling GitHub', () => {
+  const harness = new EngineHarness();
+  beforeAll(async () => {
+    await harness.start();
+    harness.usePolicy({ allow: { namespaces: [NS] } });
+  });
+  afterAll(() => harness.stop());
+
+  it('finds the effect missing, marks the claim failed, and the rule re-runs once under a new key', async () => {
+    const { runId, observations, seen } = await killedMidJob(harness, false);
+    await harness.clock.advance(300_000);
+    const key = subKey(idempotencyKey('rerun', 'acme/app', runId, 1), 'try', 0);
+    await harness.engine.store.claimAction(
+      {
+        key,
+        rule: RULES.rerunKilledJob,
+        target: {
+          kind: 'rerun-failed-jobs',
+          repo: 'acme/app',
+          installationId: null,
+          runId,
+          runAttempt: 1,
+          jobIds: [],
+        },
+        scope: {
+          cluster: null,
+          namespace: NS,
+          scaleSet: SET,
+          repo: 'acme/app',
+          runnerName: null,
+          jobUrl: null,
+        },
+        cause: null,
+        signal: null,
+        reason: 'test: claimed before a crash',
+        dryRun: false,
+        budgetKeys: [],
+      },
+      harness.clock.now(),
+      120_000,
+    );
+    await harness.clock.advance(180_000);
+
+    await runEngine({ kind: 'sweep' }, harness.engine);
+    const waiting = await feed(harness, observations, seen);
+    expect(harness.medicGithubCalls()).toEqual([]);
+    const wakeAt = waiting[waiting.length - 1]?.wakeAt ?? 0;
+    expect(wakeAt).toBeGreaterThan(harness.clock.now());
+    await harness.clock.advanceTo(wakeAt);
+    await runEngine({ kind: 'wake' }, harness.engine);
+
+    expect(harness.github.run(runId)?.attempt).toBe(2);
+    expect(harness.medicGithubCalls().map((c) => [c.verb, c.status])).toEqual([
+      ['rerun-failed-jobs', 201],
+    ]);
+    const actions = (await harness.engine.store.load(harness.clock.now())).actions;
+    expect(actions.find((a) => a.key === key)?.outcome).toBe('failed');
+    expect(
+      actions.find((a) => a.key === subKey(idempotencyKey('rerun', 'acme/app', runId, 1), 'try', 1))
+        ?.outcome,
+    ).toBe('succeeded');
   });
 });
