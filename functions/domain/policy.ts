@@ -58,6 +58,8 @@ export interface Override {
   enabled?: boolean;
   dryRun?: boolean;
   rules?: DeepPartial<Rules>;
+  /** Narrows the global allowlists for this cluster or scale set (both must allow). */
+  allow?: { namespaces?: string[]; repositories?: string[] };
 }
 
 export interface Policy {
@@ -174,9 +176,13 @@ const rulesSchema = z
   .partial()
   .strict();
 
-const overrideShape = { ...sw, rules: rulesSchema.optional() };
-const overrideSchema = z.object(overrideShape).strict();
 const patterns = z.array(z.string().min(1)).optional();
+const overrideShape = {
+  ...sw,
+  rules: rulesSchema.optional(),
+  allow: z.object({ namespaces: patterns, repositories: patterns }).strict().optional(),
+};
+const overrideSchema = z.object(overrideShape).strict();
 
 const policySchema = z
   .object({

@@ -51,11 +51,16 @@ export function resolvePolicy(policy: Policy, scope: PolicyScope): EffectivePoli
     if (l.enabled !== undefined) enabled = l.enabled;
   }
   const { allow } = policy;
+  const lists = (pick: (l: Override) => string[] | undefined) =>
+    layers.map(pick).filter((x): x is string[] => x !== undefined);
+  const namespaces = [allow.namespaces, ...lists((l) => l.allow?.namespaces)];
+  const repos = [allow.repositories, ...lists((l) => l.allow?.repositories)];
   const denial = !anyMatch(allow.clusters, scope.cluster)
     ? `cluster ${scope.cluster} is not in allow.clusters`
-    : scope.namespace && !namespaceAllowed(allow.namespaces, scope.cluster, scope.namespace)
+    : scope.namespace &&
+        !namespaces.every((p) => namespaceAllowed(p, scope.cluster, scope.namespace ?? ''))
       ? `namespace ${scope.cluster}/${scope.namespace} is not in allow.namespaces`
-      : scope.repo && !anyMatch(allow.repositories, scope.repo)
+      : scope.repo && !repos.every((p) => anyMatch(p, scope.repo ?? ''))
         ? `repository ${scope.repo} is not in allow.repositories`
         : !enabled
           ? `runner-medic is switched off for ${scope.cluster}${scope.scaleSet ? `/${scope.scaleSet}` : ''}`

@@ -147,3 +147,31 @@ clusters:
     expect(globMatch(p, v)).toBe(m);
   });
 });
+
+describe('per-cluster and per-scale-set allowlists narrow the global ones', () => {
+  const p = parsed(`
+allow: { repositories: ['acme/*'] }
+clusters:
+  prod:
+    allow: { namespaces: [arc-prod] }
+    scaleSets:
+      gpu: { allow: { repositories: [acme/ml] } }
+`);
+  it.each([
+    ['prod', 'arc-prod', 'small', 'acme/app', null],
+    ['prod', 'arc-dev', 'small', 'acme/app', 'namespace prod/arc-dev'],
+    ['prod', 'arc-prod', 'gpu', 'acme/ml', null],
+    ['prod', 'arc-prod', 'gpu', 'acme/app', 'repository acme/app'],
+    ['dev', 'arc-dev', 'gpu', 'acme/app', null],
+    ['dev', 'arc-dev', 'gpu', 'evil/app', 'repository evil/app'],
+  ])('%s/%s/%s/%s', (cluster, namespace, scaleSet, repo, denial) => {
+    const e = resolvePolicy(p, { cluster, namespace, scaleSet, repo });
+    if (denial) expect(e.denial).toContain(denial);
+    else expect(e.denial).toBeNull();
+  });
+
+  it('names a bad key inside an override allowlist', () => {
+    const r = parsePolicy('clusters: { prod: { allow: { clusterz: [x] } } }');
+    expect(!r.ok && r.errors).toEqual(['clusters.prod.allow.clusterz: unknown key']);
+  });
+});
