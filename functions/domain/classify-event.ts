@@ -45,8 +45,11 @@ function podCause(ev: KubeEvent): LossCause | null {
     }
     case 'Disrupted':
       return { kind: 'api-eviction', by: 'karpenter', karpenterReason: 'forceful' };
-    case 'Preempted':
+    case 'Preempted': // scheduler: "Preempted by pod … on node …"
+    case 'Preempting': // kubelet: "Preempted in order to admit critical pod"
       return { kind: 'preemption' };
+    case 'NodeNotReady': // node lifecycle controller, on each pod of the node
+      return { kind: 'node-not-ready' };
     case 'TaintManagerEviction':
       return msg.startsWith('Cancelling') ? null : { kind: 'taint-manager' };
     case 'OutOfmemory':

@@ -250,6 +250,20 @@ describe('classifyEvent', () => {
       { kind: 'api-eviction', by: 'karpenter', karpenterReason: 'forceful' },
     ],
     [
+      'kubelet Preempting for a critical pod',
+      {
+        reason: 'Preempting',
+        message: 'Preempted in order to admit critical pod',
+        component: 'kubelet',
+      },
+      { kind: 'preemption' },
+    ],
+    [
+      'node controller NodeNotReady on the pod',
+      { reason: 'NodeNotReady', message: 'Node is not ready', component: 'node-controller' },
+      { kind: 'node-not-ready' },
+    ],
+    [
       'scheduler Preempted',
       {
         reason: 'Preempted',
