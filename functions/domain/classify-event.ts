@@ -48,8 +48,7 @@ function podCause(ev: KubeEvent): LossCause | null {
     case 'Preempted': // scheduler: "Preempted by pod … on node …"
     case 'Preempting': // kubelet: "Preempted in order to admit critical pod"
       return { kind: 'preemption' };
-    case 'NodeNotReady': // node lifecycle controller, on each pod of the node
-      return { kind: 'node-not-ready' };
+
     case 'TaintManagerEviction':
       return msg.startsWith('Cancelling') ? null : { kind: 'taint-manager' };
     case 'OutOfmemory':

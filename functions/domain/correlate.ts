@@ -111,6 +111,22 @@ function nodeLoss(view: RunnerView, s: NodeSignal): Loss {
   };
 }
 
+/** A warning (spot, Karpenter, drain) older than this has either happened or been called off. */
+export const WARNING_TTL_MS = 15 * 60_000;
+
+/**
+ * Whether a stored node signal still holds. The node object, when known, outranks an old event:
+ * a node that is Ready and not deleting now is back. Warnings expire after WARNING_TTL_MS.
+ */
+function current(s: NodeSignal, node: Node | null, now: number): boolean {
+  if (s.kind === 'node-not-ready' || s.kind === 'node-gone') {
+    if (!node) return true;
+    const ready = node.conditions.find((c) => c.type === 'Ready');
+    return ready?.status !== 'True' || node.deletionTimestamp !== null;
+  }
+  return s.at === null || now - s.at <= WARNING_TTL_MS;
+}
+
 function matchesErFields(j: JobRecord, name: string, f: EphemeralRunnerJobFields): boolean {
   return (
     f.jobRepositoryName === j.repository.fullName &&
@@ -227,9 +243,12 @@ export function correlate(facts: Facts, now: number): Correlation {
     // unless the re-created pod cannot work: the runner had taken a job before (spent JIT config,
     // #4588), or ARC ≤ 0.11 re-created an evicted idle runner with the same JIT config.
     const podUid = pod?.metadata.uid;
+    const podCreated = pod?.metadata.creationTimestamp ?? null;
+    // Without a uid on the loss, a pod created after it is a newer pod.
+    const samePod = (l: Loss) =>
+      l.podUid ? l.podUid === podUid : podCreated === null || l.at === null || podCreated <= l.at;
     v.losses = v.losses.filter(
-      (l) =>
-        !podUid || !l.podUid || l.podUid === podUid || tookJobBefore(l) || (v.legacyArc && !v.busy),
+      (l) => !pod || samePod(l) || tookJobBefore(l) || (v.legacyArc && !v.busy),
     );
     const fromPod = pod && classifyPod(pod);
     if (fromPod) v.losses.push(fromPod);
@@ -262,13 +281,17 @@ export function correlate(facts: Facts, now: number): Correlation {
     v.nodeName = pod?.nodeName ?? v.losses.find((l) => l.nodeName)?.nodeName ?? null;
     v.node = facts.nodes.find((n) => n.cluster === v.cluster && n.name === v.nodeName) ?? null;
     const node = v.node;
-    const nodeSignals = [...facts.nodeSignals, ...(node ? classifyNode(node, now) : [])];
+    const nodeSignals = [
+      ...facts.nodeSignals.filter((s) => current(s, node, now)),
+      ...(node ? classifyNode(node, now) : []),
+    ];
     v.nodeSignals = nodeSignals.filter(
       (s) =>
         (s.cluster === null || s.cluster === v.cluster) &&
         ((s.nodeName !== null && s.nodeName === v.nodeName) ||
           (s.instanceId !== null && node?.instanceId === s.instanceId)),
     );
+    v.warnings = v.warnings.filter((w) => w.at === null || now - w.at <= WARNING_TTL_MS);
     const podAlive = pod && pod.phase !== 'Failed' && pod.phase !== 'Succeeded';
     if (podAlive)
       for (const s of v.nodeSignals)

@@ -259,11 +259,6 @@ describe('classifyEvent', () => {
       { kind: 'preemption' },
     ],
     [
-      'node controller NodeNotReady on the pod',
-      { reason: 'NodeNotReady', message: 'Node is not ready', component: 'node-controller' },
-      { kind: 'node-not-ready' },
-    ],
-    [
       'scheduler Preempted',
       {
         reason: 'Preempted',
@@ -334,6 +329,8 @@ describe('classifyEvent', () => {
     ['Killing', 'Stopping container runner', 'Pod'],
     ['RebalanceRecommendation', 'rebalance', 'Node'],
     ['Evicted', 'x', 'NodeClaim'],
+    // Not terminal: the node may come back; the node's own status decides (correlate).
+    ['NodeNotReady', 'Node is not ready', 'Pod'],
   ])('ignores %s on a %s', (reason, message, kind) => {
     expect(
       classifyEvent(event({ reason, message, kind, component: 'aws-node-termination-handler' }))

@@ -362,3 +362,84 @@ describe('a runner whose job has completed but which lives on (#4603, #4588)', (
     ]);
   });
 });
+
+describe('stored node signals against the node as it is now', () => {
+  const notReadyEvent = (at: number) => ({
+    cluster: CLUSTER,
+    nodeName: 'pool-github-runners-3-ogny9',
+    instanceId: null,
+    kind: 'node-not-ready' as const,
+    signal: { source: 'node-event' as const, detail: 'NodeNotReady' },
+    at,
+  });
+  it.each<[string, Facts, string | null]>([
+    [
+      'NotReady event, node still NotReady',
+      facts({
+        pods: [pod()],
+        ephemeralRunners: [er()],
+        nodes: [node({ ready: 'Unknown' })],
+        nodeSignals: [notReadyEvent(T0)],
+      }),
+      'node-not-ready',
+    ],
+    [
+      'NotReady event, node Ready again',
+      facts({
+        pods: [pod()],
+        ephemeralRunners: [er()],
+        nodes: [node()],
+        nodeSignals: [notReadyEvent(T0)],
+      }),
+      null,
+    ],
+    [
+      'NotReady event, node not listed',
+      facts({ pods: [pod()], ephemeralRunners: [er()], nodeSignals: [notReadyEvent(T0)] }),
+      'node-not-ready',
+    ],
+  ])('%s → %s', (_, f, kind) => {
+    expect(only(f).loss?.cause.kind ?? null).toBe(kind);
+  });
+
+  it('a warning expires: an idle runner is not replaced for a spot warning from an hour ago', () => {
+    const spot = { ...notReadyEvent(T0), kind: 'spot-interruption-warning' as const };
+    const f = facts({
+      pods: [pod()],
+      ephemeralRunners: [er()],
+      nodes: [node()],
+      nodeSignals: [spot],
+    });
+    expect(correlate(f, T0 + 60_000).runners[0]?.nodeSignals.map((s) => s.kind)).toEqual([
+      'spot-interruption-warning',
+    ]);
+    expect(correlate(f, T0 + 3_600_000).runners[0]?.nodeSignals).toEqual([]);
+  });
+});
+
+describe('an event loss without a pod uid', () => {
+  const lossAt = (at: number): Facts['losses'][number] => ({
+    cluster: CLUSTER,
+    namespace: NS,
+    runnerName: NAME,
+    podUid: null,
+    nodeName: null,
+    scaleSet: 'arc-runner-set',
+    ownedByArc: true,
+    cause: { kind: 'preemption' },
+    signal: { source: 'pod-event', detail: 'Preempted' },
+    at,
+  });
+  // rawPod is created at T0 - 60 s.
+  it.each([
+    ['after the pod was created: about this pod', T0, 'preemption'],
+    ['before the pod was created: about an older pod', T0 - 120_000, null],
+  ])('%s', (_, at, kind) => {
+    const f = facts({
+      pods: [pod()],
+      ephemeralRunners: [er({ version: '0.13.1' })],
+      losses: [lossAt(at)],
+    });
+    expect(only(f).loss?.cause.kind ?? null).toBe(kind);
+  });
+});
