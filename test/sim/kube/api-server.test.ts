@@ -797,3 +797,74 @@ describe('API server edge cases', () => {
     });
   });
 });
+
+describe('watch selection transitions', () => {
+  it('sends ADDED when an object starts matching the selector and DELETED when it stops', async () => {
+    const server = new ApiServer({
+      clock: new SimClock(),
+      rng: new Rng(2),
+      clusterName: 'sim',
+      schemaFlavour: '0.13',
+    });
+    await server.start();
+    try {
+      server.api.create('admin', 'namespaces', undefined, { metadata: { name: NS } });
+      server.api.create(
+        'scenario',
+        'pods',
+        NS,
+        minimalPod('p', { metadata: { name: 'p', labels: { role: 'idle' } } }),
+      );
+      const kc = new KubeConfig();
+      kc.loadFromString(server.kubeconfig());
+      const seen: string[] = [];
+      const req = await new Watch(kc).watch(
+        `/api/v1/namespaces/${NS}/pods`,
+        { labelSelector: 'role=busy', resourceVersion: String(server.store.currentRv()) },
+        (type, obj: { metadata: { labels: Record<string, string> } }) =>
+          seen.push(`${type}:${obj.metadata.labels.role}`),
+        () => undefined,
+      );
+      await new Promise((r) => setTimeout(r, 50));
+      server.api.modify(
+        'scenario',
+        'pods',
+        NS,
+        'p',
+        (o) => void (o.metadata.labels = { role: 'busy' }),
+      );
+      server.api.modify(
+        'scenario',
+        'pods',
+        NS,
+        'p',
+        (o) => void (o.metadata.labels = { role: 'busy', extra: 'x' }),
+      );
+      server.api.modify(
+        'scenario',
+        'pods',
+        NS,
+        'p',
+        (o) => void (o.metadata.labels = { role: 'idle' }),
+      );
+      server.api.create(
+        'scenario',
+        'pods',
+        NS,
+        minimalPod('q', { metadata: { name: 'q', labels: { role: 'busy' } } }),
+      );
+      server.api.delete('scenario', 'pods', NS, 'q');
+      await eventually(() => seen.length >= 5);
+      req.abort();
+      expect(seen).toEqual([
+        'ADDED:busy',
+        'MODIFIED:busy',
+        'DELETED:idle',
+        'ADDED:busy',
+        'DELETED:busy',
+      ]);
+    } finally {
+      await server.stop();
+    }
+  });
+});
