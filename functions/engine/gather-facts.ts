@@ -83,11 +83,13 @@ export async function gatherFacts(
 
 /**
  * A fresh EphemeralRunner has no pod yet while ARC creates it: its pod is missing only once the
- * runner had one (ARC copies the pod's phase into its status) or it is past ARC's creation window.
+ * runner had a live one (ARC copies the pod's phase into its status) or, with no phase at all,
+ * once it is past ARC's creation window. A Failed or Succeeded runner is explained by its status.
  */
 const POD_CREATION_WINDOW_MS = 60_000;
 
 function hadItsPod(er: EphemeralRunner, now: number): boolean {
   const created = er.metadata.creationTimestamp ?? now;
-  return er.phase !== null || now - created >= POD_CREATION_WINDOW_MS;
+  if (er.phase === 'Pending' || er.phase === 'Running') return true;
+  return er.phase === null && now - created >= POD_CREATION_WINDOW_MS;
 }

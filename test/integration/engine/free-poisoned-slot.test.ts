@@ -78,25 +78,32 @@ function seedFailedRunner(name: string, owner: { metadata: Record<string, unknow
 }
 
 describe('engine, rule 1: a poisoned slot is freed through the real clients', () => {
-  it('waits out the grace period, then deletes the Failed EphemeralRunner once, by uid', async () => {
+  it('deletes an EphemeralRunner that ARC marked Failed (InvalidPod) once, by uid, and then leaves it be', async () => {
     harness.usePolicy({ allow: { namespaces: [NS] } });
     const set = seedRunnerSet();
     seedFailedRunner(`${SET}-x7k2p-runner-q9z4w`, set);
 
     const first = await runEngine({ kind: 'sweep' }, harness.engine);
-    expect(harness.medicKubeCalls()).toEqual([]);
-    expect(first.wakeAt).not.toBeNull();
+    await harness.clock.advance(60_000);
+    const second = await runEngine({ kind: 'sweep' }, harness.engine);
 
-    await harness.clock.advanceTo(first.wakeAt ?? 0);
-    const second = await runEngine({ kind: 'wake' }, harness.engine);
-    const third = await runEngine({ kind: 'sweep' }, harness.engine);
-
-    expect(second.actions.map((a) => [a.kind, a.outcome])).toEqual([
+    expect(first.actions.map((a) => [a.kind, a.outcome])).toEqual([
       ['delete-ephemeral-runner', 'succeeded'],
     ]);
-    expect(third.actions.filter((a) => a.outcome !== 'skipped')).toEqual([]);
+    expect(second.actions.filter((a) => a.outcome !== 'skipped')).toEqual([]);
     expect(harness.medicKubeCalls().map((c) => [c.verb, c.resource, c.name, c.code])).toEqual([
       ['delete', 'ephemeralrunners.actions.github.com', `${SET}-x7k2p-runner-q9z4w`, 200],
+    ]);
+    expect(harness.metrics.filter((m) => m.name === 'Remediation')).toEqual([
+      {
+        name: 'Remediation',
+        dimensions: {
+          rule: 'rule-1-free-poisoned-slot',
+          cause: 'runner-failed',
+          outcome: 'succeeded',
+        },
+        value: 1,
+      },
     ]);
     expect(harness.remediationEvents()).toEqual([
       expect.objectContaining({

@@ -1,0 +1,76 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SSMClient } from '@aws-sdk/client-ssm';
+import { loadEngineSettings } from '../../functions/config/engine-settings.js';
+import { policyReader } from '../../functions/config/engine-wiring.js';
+import { ConfigError } from '../../functions/config/settings.js';
+import { SimClock } from '../../sim/clock.js';
+
+const base = { TABLE_NAME: 'runner-medic', GITHUB_APP_CREDENTIALS_PARAMETER: '/runner-medic/app' };
+const clients = {
+  ssm: () => new SSMClient({}),
+  secretsManager: () => new SecretsManagerClient({}),
+};
+
+describe('loadEngineSettings', () => {
+  it('reads clusters, the policy source and the GitHub App source', () => {
+    const settings = loadEngineSettings({
+      ...base,
+      POLICY_PARAMETER: '/runner-medic/policy',
+      CLUSTERS: JSON.stringify({ 'prod-eu': { kind: 'eks', region: 'eu-west-1' } }),
+    });
+    expect(settings.policy).toEqual({ kind: 'ssm', name: '/runner-medic/policy' });
+    expect(settings.githubApp).toEqual({ kind: 'ssm', name: '/runner-medic/app' });
+    expect(settings.clusters).toEqual({ 'prod-eu': { kind: 'eks', region: 'eu-west-1' } });
+    expect(settings.githubApiUrl).toBe('https://api.github.com');
+  });
+
+  it.each([
+    [{ ...base, CLUSTERS: '{not json' }, /CLUSTERS: not valid JSON/],
+    [{ ...base, CLUSTERS: '{"c1": {"kind": "gke"}}' }, /CLUSTERS\.c1\.kind/],
+    [{ ...base, POLICY: 'dryRun: true', POLICY_FILE: '/p.yaml' }, /at most one of POLICY/],
+    [{ TABLE_NAME: 'runner-medic' }, /exactly one of GITHUB_APP_CREDENTIALS/],
+    [{ ...base, GITHUB_API_URL: 'not a url' }, /GITHUB_API_URL/],
+  ])('rejects %o naming the bad setting', (env, message) => {
+    expect(() => loadEngineSettings(env)).toThrow(ConfigError);
+    expect(() => loadEngineSettings(env)).toThrow(message);
+  });
+});
+
+describe('policyReader', () => {
+  const clock = new SimClock();
+
+  it('reads an inline document and a file, filling in safe defaults', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'policy-'));
+    const file = join(dir, 'policy.yaml');
+    writeFileSync(file, 'dryRun: true\nrules:\n  rerunKilledJob:\n    budget: 1\n');
+
+    const fromFile = await policyReader({ kind: 'file', path: file }, clients, clock, 0)();
+    const inline = await policyReader(
+      { kind: 'inline', text: '{"dryRun": false}' },
+      clients,
+      clock,
+      0,
+    )();
+
+    expect(fromFile.dryRun).toBe(true);
+    expect(fromFile.rules.rerunKilledJob.budget).toBe(1);
+    expect(fromFile.rules.hungJob.enabled).toBe(false);
+    expect(inline.dryRun).toBe(false);
+    expect(inline.rules.rerunKilledJob.budget).toBe(2);
+  });
+
+  it('refuses a bad document with every bad key named', async () => {
+    const read = policyReader(
+      { kind: 'inline', text: 'dryRun: maybe\nrules:\n  rerunKilledJob:\n    budget: -3\n' },
+      clients,
+      clock,
+      0,
+    );
+    await expect(read()).rejects.toThrow(ConfigError);
+    await expect(read()).rejects.toThrow(/dryRun/);
+    await expect(read()).rejects.toThrow(/rules\.rerunKilledJob\.budget/);
+  });
+});
