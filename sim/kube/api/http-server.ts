@@ -191,6 +191,16 @@ export class KubeHttpServer {
             allowWatchBookmarks: isTrue(q.get('allowWatchBookmarks')),
             timeoutSeconds: q.get('timeoutSeconds') ? Number(q.get('timeoutSeconds')) : undefined,
             bookmarkIntervalMs: this.options.bookmarkIntervalMs ?? 5_000,
+            render: wantsTable(req.headers.accept)
+              ? (o) =>
+                  toTable(
+                    def,
+                    [o],
+                    { resourceVersion: String(o.metadata.resourceVersion) },
+                    q.get('includeObject') ?? 'Metadata',
+                    this.clock.now(),
+                  )
+              : undefined,
           },
           (stop) => {
             this.stops.add(stop);

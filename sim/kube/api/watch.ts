@@ -20,6 +20,8 @@ export interface WatchParams {
   timeoutSeconds?: number;
   /** Real milliseconds between bookmarks. */
   bookmarkIntervalMs: number;
+  /** Renders objects of ADDED/MODIFIED/DELETED events (kubectl get -w asks for Tables). */
+  render?: (object: KubeObject) => unknown;
 }
 
 export function serveWatch(
@@ -44,7 +46,9 @@ export function serveWatch(
   res.flushHeaders();
   let open = true;
   const send = (type: string, object: unknown) => {
-    if (open) res.write(JSON.stringify({ type, object }) + '\n');
+    const rendered =
+      p.render && type !== 'ERROR' && type !== 'BOOKMARK' ? p.render(object as KubeObject) : object;
+    if (open) res.write(JSON.stringify({ type, object: rendered }) + '\n');
   };
   const forward = (ev: StoreEvent) => {
     if (ev.resource !== key) return;
