@@ -3,53 +3,17 @@ import { classifyEphemeralRunner, classifyPod } from './classify-pod.js';
 import { classifyFinishedRunner } from './classify-finished-runner.js';
 import { classifyNode } from './classify-node.js';
 import { classifyOfflineRunner, classifyRecreatedPod } from './classify-recreated-pod.js';
-import type { EphemeralRunner, EphemeralRunnerJobFields, Node, Pod } from './cluster-facts.js';
+import type { EphemeralRunner, EphemeralRunnerJobFields, Pod } from './cluster-facts.js';
+import { isCurrentSignal, WARNING_TTL_MS } from './current-signal.js';
 import type { Facts, JobRecord } from './facts.js';
-import {
-  NODE_DOWN_KINDS,
-  type Loss,
-  type LossKind,
-  type NodeSignal,
-  type RunnerWarning,
-} from './loss.js';
+import { lossRank } from './loss-rank.js';
+import { NODE_DOWN_KINDS, type Loss, type NodeSignal } from './loss.js';
 import { arcVersionOf, isArcOwned, isRunnerPod, scaleSetOf } from './runner-guard.js';
+import { matchesErFields } from './runner-of-job.js';
+import type { RunnerView } from './runner-view.js';
 
-/** One runner, joined across pod, EphemeralRunner, node, cached job fields, jobs and losses. */
-export interface RunnerView {
-  cluster: string;
-  namespace: string;
-  /** pod name == EphemeralRunner name == GitHub runner name */
-  name: string;
-  scaleSet: string | null;
-  pod: Pod | null;
-  er: EphemeralRunner | null;
-  node: Node | null;
-  nodeName: string | null;
-  /** The pod was looked up and found missing since then. */
-  podMissingSince: number | null;
-  /** Passed the runner guard: ARC labels and owner references on every object present. */
-  arcOwned: boolean;
-  /** ARC ≤ 0.11 (bool `failures`, or version label): it never frees a failed slot itself. */
-  legacyArc: boolean;
-  jobFields: EphemeralRunnerJobFields | null;
-  /** When runner-medic first saw the ER's job fields (from its cache), null if never. */
-  jobSeenAt: number | null;
-  /**
-   * ARC will not free this slot by itself: ARC ≤ 0.11, or the runner had taken a job before it
-   * was lost (its JIT config is spent; ARC ≥ 0.12 re-creates a NotFound pod anyway, #4588).
-   */
-  arcWontRecover: boolean;
-  runnerId: number | null;
-  jobs: JobRecord[];
-  /** The runner took a job (ER job fields, or a GitHub job ran on it). */
-  busy: boolean;
-  losses: Loss[];
-  /** The most telling loss, with its deciding signal. */
-  loss: Loss | null;
-  lostAt: number | null;
-  nodeSignals: NodeSignal[];
-  warnings: RunnerWarning[];
-}
+export type { RunnerView } from './runner-view.js';
+export { runnerOfJob, runnerSetPrefix, runnersForJob, runnersOnInstance } from './runner-of-job.js';
 
 export interface Correlation {
   runners: RunnerView[];
@@ -63,27 +27,6 @@ export interface Correlation {
 export const runKey = (repo: string, runId: number): string => `${repo}#${runId}`;
 const viewKey = (cluster: string, namespace: string, name: string) =>
   `${cluster}/${namespace}/${name}`;
-
-const CAUSE_ORDER: LossKind[] = [
-  'node-pressure-eviction',
-  'admission-reject',
-  'kubelet-shutdown',
-  'oom-killed',
-  'api-eviction',
-  'preemption',
-  'taint-manager',
-  'pod-gc',
-  'node-not-ready',
-  'pod-not-found',
-  'runner-failed',
-  'runner-stuck',
-];
-
-function rank(l: Loss): number {
-  const base = CAUSE_ORDER.indexOf(l.cause.kind) * 2;
-  // An eviction whose initiator is known tells more than one whose initiator is not.
-  return l.cause.kind === 'api-eviction' && l.cause.by === 'unknown' ? base + 1 : base;
-}
 
 function isLegacy(er: EphemeralRunner | null, pod: Pod | null): boolean {
   if (er?.failuresShape === 'bool') return true;
@@ -109,30 +52,6 @@ function nodeLoss(view: RunnerView, s: NodeSignal): Loss {
     signal: s.signal,
     at: s.at,
   };
-}
-
-/** A warning (spot, Karpenter, drain) older than this has either happened or been called off. */
-export const WARNING_TTL_MS = 15 * 60_000;
-
-/**
- * Whether a stored node signal still holds. The node object, when known, outranks an old event:
- * a node that is Ready and not deleting now is back. Warnings expire after WARNING_TTL_MS.
- */
-function current(s: NodeSignal, node: Node | null, now: number): boolean {
-  if (s.kind === 'node-not-ready' || s.kind === 'node-gone') {
-    if (!node) return true;
-    const ready = node.conditions.find((c) => c.type === 'Ready');
-    return ready?.status !== 'True' || node.deletionTimestamp !== null;
-  }
-  return s.at === null || now - s.at <= WARNING_TTL_MS;
-}
-
-function matchesErFields(j: JobRecord, name: string, f: EphemeralRunnerJobFields): boolean {
-  return (
-    f.jobRepositoryName === j.repository.fullName &&
-    f.workflowRunId === j.job.runId &&
-    (j.job.runnerName === name || (j.job.runnerName === null && j.job.name === f.jobDisplayName))
-  );
 }
 
 /**
@@ -282,7 +201,7 @@ export function correlate(facts: Facts, now: number): Correlation {
     v.node = facts.nodes.find((n) => n.cluster === v.cluster && n.name === v.nodeName) ?? null;
     const node = v.node;
     const nodeSignals = [
-      ...facts.nodeSignals.filter((s) => current(s, node, now)),
+      ...facts.nodeSignals.filter((s) => isCurrentSignal(s, node, now)),
       ...(node ? classifyNode(node, now) : []),
     ];
     v.nodeSignals = nodeSignals.filter(
@@ -297,7 +216,7 @@ export function correlate(facts: Facts, now: number): Correlation {
       for (const s of v.nodeSignals)
         if (NODE_DOWN_KINDS.includes(s.kind)) v.losses.push(nodeLoss(v, s));
     v.losses = v.losses.map((l) => attributeEviction(l, v.nodeSignals));
-    v.losses.sort((a, b) => rank(a) - rank(b) || (a.at ?? 0) - (b.at ?? 0));
+    v.losses.sort((a, b) => lossRank(a) - lossRank(b) || (a.at ?? 0) - (b.at ?? 0));
     v.loss = v.losses[0] ?? null;
     const times = v.losses.map((l) => l.at).filter((t): t is number => t !== null);
     v.lostAt = v.loss ? (times.length > 0 ? Math.min(...times) : null) : null;
@@ -315,65 +234,4 @@ export function correlate(facts: Facts, now: number): Correlation {
     }
   }
   return { runners, byName, byScaleSet, jobsByRun };
-}
-
-/** Runners whose scale set serves this job (`runs-on` labels hold the scale-set name). */
-export function runnersForJob(c: Correlation, job: JobRecord): RunnerView[] {
-  return job.job.labels.flatMap((l) => c.byScaleSet.get(l.toLowerCase()) ?? []);
-}
-
-/** Runners with a pod on the node with this EC2 instance id (through `spec.providerID`). */
-export function runnersOnInstance(c: Correlation, instanceId: string): RunnerView[] {
-  return c.runners.filter((v) => v.node?.instanceId === instanceId);
-}
-
-/** `arc-runner-set-2fh9q-runner-tkvlz` → `arc-runner-set-2fh9q` (its EphemeralRunnerSet). */
-export function runnerSetPrefix(name: string): string | null {
-  const m = /^(.+)-runner-[a-z0-9]+$/.exec(name);
-  return m?.[1] ?? null;
-}
-
-/**
- * The ARC runner a job ran on, if runner-medic knows it: by name, by ER job fields, or, when
- * nothing of the runner itself was seen, by a known runner of the same EphemeralRunnerSet (name
- * prefix) whose scale set is among the job's labels. That last view has no objects and no loss.
- */
-export function runnerOfJob(c: Correlation, job: JobRecord): RunnerView | null {
-  const name = job.job.runnerName;
-  const direct = name ? (c.byName.get(name) ?? []) : [];
-  const found =
-    direct[0] ??
-    c.runners.find((v) => v.jobFields !== null && matchesErFields(job, v.name, v.jobFields));
-  if (found || !name) return found ?? null;
-  const prefix = runnerSetPrefix(name);
-  const labels = job.job.labels.map((l) => l.toLowerCase());
-  const kin = c.runners.find(
-    (v) =>
-      v.arcOwned &&
-      prefix !== null &&
-      runnerSetPrefix(v.name) === prefix &&
-      v.scaleSet !== null &&
-      labels.includes(v.scaleSet.toLowerCase()),
-  );
-  if (!kin) return null;
-  return {
-    ...kin,
-    name,
-    pod: null,
-    er: null,
-    node: null,
-    nodeName: null,
-    podMissingSince: null,
-    jobFields: null,
-    jobSeenAt: null,
-    arcWontRecover: false,
-    runnerId: job.job.runnerId,
-    jobs: [job],
-    busy: true,
-    losses: [],
-    loss: null,
-    lostAt: null,
-    nodeSignals: [],
-    warnings: [],
-  };
 }
