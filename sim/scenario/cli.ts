@@ -46,9 +46,9 @@ for (const file of files) {
     throw error;
   }
 }
-if (json) {
-  process.stdout.write(
-    `${JSON.stringify(outcomes.length === 1 ? outcomes[0] : outcomes, null, 2)}\n`,
-  );
-}
-process.exit(outcomes.every((o) => o.passed) ? 0 : 1);
+const code = outcomes.every((o) => o.passed) ? 0 : 1;
+const output = json
+  ? `${JSON.stringify(outcomes.length === 1 ? outcomes[0] : outcomes, null, 2)}\n`
+  : '';
+// Exit only once stdout has drained: a pipe would otherwise cut a large JSON document short.
+process.stdout.write(output, () => process.exit(code));
