@@ -166,5 +166,17 @@ export function parsePolicy(text: string): PolicyResult {
     const errors = doc.errors.map((e) => `(document): ${e.message}`);
     return { ok: false, reason: `invalid policy: ${errors.join('; ')}`, errors };
   }
-  return policyFromObject(doc.toJS() as unknown);
+  let value: unknown;
+  try {
+    value = doc.toJS();
+  } catch (e) {
+    // e.g. an alias to an anchor that is not set: only found when the document is resolved.
+    const message = e instanceof Error ? e.message : String(e);
+    return {
+      ok: false,
+      reason: `invalid policy: (document): ${message}`,
+      errors: [`(document): ${message}`],
+    };
+  }
+  return policyFromObject(value);
 }

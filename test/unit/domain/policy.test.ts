@@ -175,3 +175,9 @@ clusters:
     expect(!r.ok && r.errors).toEqual(['clusters.prod.allow.clusterz: unknown key']);
   });
 });
+
+it('reports an alias to a missing anchor as a document error', () => {
+  const r = parsePolicy('dryRun: *missing');
+  expect(r.ok).toBe(false);
+  expect(!r.ok && r.errors[0]).toMatch(/^\(document\): /);
+});
