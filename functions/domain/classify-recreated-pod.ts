@@ -1,13 +1,13 @@
 import type { EphemeralRunner, Pod } from './cluster-facts.js';
 import type { RunnerRegistration } from './facts.js';
 import type { Loss } from './loss.js';
+import { isoTime as iso } from './iso-time.js';
 import { isArcOwned, isRunnerPod, scaleSetOf } from './runner-guard.js';
 
 /** ARC's longest retry backoff is 80 s; a failure this recent explains a re-created pod. */
 const RETRY_WINDOW_MS = 300_000;
 /** A runner connects seconds after its container starts; offline this long means it never will. */
 export const OFFLINE_AFTER_START_MS = 120_000;
-const iso = (ms: number) => new Date(ms).toISOString();
 
 function lossOf(er: EphemeralRunner, pod: Pod, detail: string, at: number): Loss {
   return {

@@ -6,6 +6,7 @@ import { classifyOfflineRunner, classifyRecreatedPod } from './classify-recreate
 import type { EphemeralRunner, EphemeralRunnerJobFields, Pod } from './cluster-facts.js';
 import { isCurrentSignal, WARNING_TTL_MS } from './current-signal.js';
 import type { Facts, JobRecord } from './facts.js';
+import { isoTime } from './iso-time.js';
 import { lossRank } from './loss-rank.js';
 import { NODE_DOWN_KINDS, type Loss, type NodeSignal } from './loss.js';
 import { arcVersionOf, isArcOwned, isRunnerPod, scaleSetOf } from './runner-guard.js';
@@ -192,7 +193,7 @@ export function correlate(facts: Facts, now: number): Correlation {
         cause: { kind: 'pod-not-found' },
         signal: {
           source: 'listing',
-          detail: `pod ${v.name} not found since ${new Date(v.podMissingSince).toISOString()}`,
+          detail: `pod ${v.name} not found since ${isoTime(v.podMissingSince)}`,
         },
         at: v.podMissingSince,
       });

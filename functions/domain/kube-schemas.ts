@@ -8,7 +8,8 @@ export const timestamp = z
   .transform((v): number | null => {
     if (v === null || v === undefined) return null;
     const ms = typeof v === 'number' ? v : typeof v === 'string' ? Date.parse(v) : v.getTime();
-    return Number.isFinite(ms) ? ms : null;
+    // Dates are valid within ±8.64e15 ms; anything else is garbage.
+    return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? ms : null;
   });
 
 const stringMap = z

@@ -3,6 +3,7 @@ import { findRunnerLoss } from '../annotations.js';
 import { runnerOfJob, type RunnerView } from '../correlate.js';
 import type { JobRecord } from '../facts.js';
 import { idempotencyKey, rerunBudgetKey, subKey } from '../idempotency-key.js';
+import { isoTime } from '../iso-time.js';
 import { describeCause, type Signal } from '../loss.js';
 import { effectiveFor, need, propose, runnerScope, wake, type RuleContext } from './context.js';
 import { retryState } from './retry.js';
@@ -143,7 +144,7 @@ function rerunRun(ctx: RuleContext, jobs: JobRecord[]): void {
       scope,
       cause,
       signal,
-      reason: `GitHub refused the re-run of run ${runId} for now; retry at ${new Date(st.at).toISOString()}`,
+      reason: `GitHub refused the re-run of run ${runId} for now; retry at ${isoTime(st.at)}`,
       budgetKeys: [],
     });
   }

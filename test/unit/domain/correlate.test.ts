@@ -443,3 +443,12 @@ describe('an event loss without a pod uid', () => {
     expect(only(f).loss?.cause.kind ?? null).toBe(kind);
   });
 });
+
+it('never throws on an absurd stored time', () => {
+  const f = facts({
+    ephemeralRunners: [er()],
+    missingPods: [{ cluster: CLUSTER, namespace: NS, name: NAME, since: 1e20 }],
+  });
+  expect(() => decide(f, DEFAULT_POLICY, T0)).not.toThrow();
+  expect(only(f).loss?.signal.detail).toContain('1e+20');
+});
