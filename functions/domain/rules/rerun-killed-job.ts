@@ -10,6 +10,8 @@ import { retryState } from './retry.js';
 
 const CANCEL_KINDS = new Set(['cancel-run', 'force-cancel-run']);
 const ENDED = new Set(['failure', 'cancelled']);
+/** Conclusions `rerun-failed-jobs` would also retry but that are never a runner loss. */
+const OWN_FAILURES = new Set(['timed_out', 'startup_failure', 'action_required']);
 
 type Verdict =
   | { kind: 'lost'; job: JobRecord; runner: RunnerView; signal: Signal }
@@ -72,13 +74,13 @@ function rerunRun(ctx: RuleContext, jobs: JobRecord[]): void {
     ...jobs.map((j) => j.job.runAttempt),
     ...runs.map((r) => r.run.runAttempt),
   );
-  const ended = jobs.filter(
-    (j) =>
-      j.job.runAttempt === attempt &&
-      j.job.status === 'completed' &&
-      ENDED.has(j.job.conclusion ?? ''),
-  );
-  const verdicts = ended.map((j) => verdict(ctx, j));
+  const current = jobs.filter((j) => j.job.runAttempt === attempt && j.job.status === 'completed');
+  const verdicts: Verdict[] = [
+    ...current.filter((j) => ENDED.has(j.job.conclusion ?? '')).map((j) => verdict(ctx, j)),
+    ...current
+      .filter((j) => OWN_FAILURES.has(j.job.conclusion ?? ''))
+      .map((j): Verdict => ({ kind: 'blocking', job: j, why: `ended ${j.job.conclusion ?? ''}` })),
+  ];
   const lost = verdicts.filter((v) => v.kind === 'lost');
   const lead = lost[0];
   const unknown = verdicts.filter((v) => v.kind === 'unknown');

@@ -114,6 +114,17 @@ describe('rule 3: re-run a killed job', () => {
       ['rerun-job 101'],
     ],
     [
+      'a lost job beside a timed-out one: never rerun-failed-jobs',
+      {
+        jobs: [
+          lostJob,
+          job({ jobId: 114, name: 'e2e', conclusion: 'timed_out', runnerName: 'other' }, []),
+        ],
+        runs: [run()],
+      },
+      ['rerun-job 101'],
+    ],
+    [
       'a successful run: nothing',
       {
         jobs: [job({ jobId: 107, conclusion: 'success' }, [])],

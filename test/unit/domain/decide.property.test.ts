@@ -35,7 +35,7 @@ const jobArb = fc.record({
   run: fc.integer({ min: 0, max: 1 }),
   attempt: fc.constantFrom(1, 1, 1, 2),
   name: fc.constantFrom('build', 'test', 'lint'),
-  conclusion: fc.constantFrom('failure', 'failure', 'cancelled', 'success'),
+  conclusion: fc.constantFrom('failure', 'failure', 'cancelled', 'success', 'timed_out'),
   annotations: fc.constantFrom('none', 'lost', 'lost', 'lost', 'lost', 'genuine', 'empty'),
 });
 
@@ -204,9 +204,10 @@ const claim = (f: Facts, actions: Action[], now: number): Facts => ({
 });
 
 const isGenuine = (j: JobRecord) =>
-  j.job.conclusion === 'failure' &&
-  j.annotations !== null &&
-  findRunnerLoss(j.annotations) === null;
+  j.job.conclusion === 'timed_out' ||
+  (j.job.conclusion === 'failure' &&
+    j.annotations !== null &&
+    findRunnerLoss(j.annotations) === null);
 
 describe('decide, for any fact set', () => {
   it('is deterministic, keys are unique and never already claimed', () => {
