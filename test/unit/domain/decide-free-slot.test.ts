@@ -78,6 +78,26 @@ describe('rule 1: free a poisoned slot', () => {
       ['delete-ephemeral-runner', 'delete-pod'],
     ],
     [
+      'pod on a node being deleted (Ready still True): delete ER and force-delete the pod',
+      facts({
+        pods: [pod({ version: '0.13.1' })],
+        ephemeralRunners: [er({ version: '0.13.1' })],
+        nodes: [node({ deletionTimestamp: iso(T0) })],
+      }),
+      T0 + 181_000,
+      ['delete-ephemeral-runner', 'delete-pod'],
+    ],
+    [
+      'ER already deleting, pod left on a NotReady node: force-delete the pod only',
+      facts({
+        pods: [pod()],
+        ephemeralRunners: [er({ deletionTimestamp: iso(T0) })],
+        nodes: [node({ ready: 'Unknown' })],
+      }),
+      T0 + 181_000,
+      ['delete-pod'],
+    ],
+    [
       'ER already deleting, no stuck-finalizer policy: nothing',
       facts({ pods: [evictedPod()], ephemeralRunners: [er({ deletionTimestamp: iso(T0) })] }),
       T0 + 3_600_000,

@@ -335,8 +335,29 @@ describe('rule 6: warned node', () => {
       }),
       ['rule-6-warned-node delete-ephemeral-runner'],
     ],
+    [
+      "Karpenter's SpotInterrupted on the busy runner's own pod",
+      withEvent(busy, {
+        reason: 'SpotInterrupted',
+        message: 'Spot interruption warning was triggered',
+        component: 'karpenter',
+      }),
+      ['rule-6-warned-node mark-at-risk'],
+    ],
   ])('%s', (_, f, expected) => {
     expect(kinds(f, T0)).toEqual(expected);
+  });
+
+  it('a mark-at-risk names the warning and is keyed on the pod', () => {
+    const [a] = decide({ ...busy, nodeSignals: [spot] }, DEFAULT_POLICY, T0).actions;
+    expect(a?.target).toEqual({
+      kind: 'mark-at-risk',
+      cluster: CLUSTER,
+      namespace: NS,
+      runnerName: NAME,
+      warning: 'spot-interruption-warning',
+    });
+    expect(a?.key).toBe(`mark-at-risk:${CLUSTER}:${NS}:${NAME}:uid-pod-${NAME}`);
   });
 });
 
