@@ -1,4 +1,11 @@
 import { z } from 'zod';
+import {
+  githubId,
+  githubJobSchema,
+  githubRunSchema,
+  toJobFacts,
+  toRunFacts,
+} from '../domain/github-objects.js';
 import type {
   GithubObservation,
   JobObservationKind,
@@ -10,9 +17,7 @@ export type NormalizeResult =
   | { kind: 'ignored'; reason: string }
   | { kind: 'invalid'; missing: string[] };
 
-const nullableString = z.string().nullable();
-const id = z.number().int().nonnegative();
-const nullableId = id.nullable();
+const id = githubId;
 
 const repositorySchema = z.object({
   id,
@@ -23,49 +28,16 @@ const repositorySchema = z.object({
 
 const installationSchema = z.object({ id }).nullish();
 
-const workflowJobSchema = z.object({
-  id,
-  run_id: id,
-  run_attempt: z.number().int().positive().default(1),
-  name: z.string(),
-  workflow_name: nullableString.optional(),
-  head_branch: nullableString.optional(),
-  labels: z.array(z.string()),
-  status: z.string(),
-  conclusion: nullableString,
-  runner_id: nullableId.optional(),
-  runner_name: nullableString.optional(),
-  runner_group_id: nullableId.optional(),
-  runner_group_name: nullableString.optional(),
-  html_url: z.string(),
-  created_at: nullableString.optional(),
-  started_at: nullableString.optional(),
-  completed_at: nullableString.optional(),
-});
-
-const workflowRunSchema = z.object({
-  id,
-  run_attempt: z.number().int().positive().default(1),
-  name: nullableString.optional(),
-  status: z.string(),
-  conclusion: nullableString,
-  event: nullableString.optional(),
-  html_url: z.string(),
-  created_at: z.string(),
-  updated_at: z.string(),
-  run_started_at: nullableString.optional(),
-});
-
 const workflowJobEventSchema = z.object({
   action: z.string(),
-  workflow_job: workflowJobSchema,
+  workflow_job: githubJobSchema,
   repository: repositorySchema,
   installation: installationSchema,
 });
 
 const workflowRunEventSchema = z.object({
   action: z.string(),
-  workflow_run: workflowRunSchema,
+  workflow_run: githubRunSchema,
   repository: repositorySchema,
   installation: installationSchema,
 });
@@ -106,25 +78,7 @@ export function normalizeWebhook(context: DeliveryContext, payload: unknown): No
       observation: {
         kind,
         ...base(context, repository, installation),
-        job: {
-          jobId: job.id,
-          runId: job.run_id,
-          runAttempt: job.run_attempt,
-          name: job.name,
-          workflowName: job.workflow_name ?? null,
-          headBranch: job.head_branch ?? null,
-          labels: job.labels,
-          status: job.status,
-          conclusion: job.conclusion,
-          runnerId: job.runner_id ?? null,
-          runnerName: job.runner_name ?? null,
-          runnerGroupId: job.runner_group_id ?? null,
-          runnerGroupName: job.runner_group_name ?? null,
-          htmlUrl: job.html_url,
-          createdAt: job.created_at ?? job.started_at ?? null,
-          startedAt: job.started_at ?? null,
-          completedAt: job.completed_at ?? null,
-        },
+        job: toJobFacts(job),
       },
     };
   }
@@ -140,18 +94,7 @@ export function normalizeWebhook(context: DeliveryContext, payload: unknown): No
     observation: {
       kind: 'run.completed',
       ...base(context, repository, installation),
-      run: {
-        runId: run.id,
-        runAttempt: run.run_attempt,
-        name: run.name ?? null,
-        status: run.status,
-        conclusion: run.conclusion,
-        event: run.event ?? null,
-        htmlUrl: run.html_url,
-        createdAt: run.created_at,
-        updatedAt: run.updated_at,
-        runStartedAt: run.run_started_at ?? null,
-      },
+      run: toRunFacts(run),
     },
   };
 }

@@ -2,116 +2,9 @@ import { RULES } from '../../../functions/domain/action.js';
 import { idempotencyKey, subKey } from '../../../functions/domain/idempotency-key.js';
 import { runEngine } from '../../../functions/engine/run-engine.js';
 import type { EngineReport } from '../../../functions/engine/run-engine.js';
+import { NS, SET, seedRunner, seedRunnerSet } from './arc-objects.js';
 import { EngineHarness } from './engine-harness.js';
 import { observe } from './observations.js';
-
-const NS = 'arc-runners';
-const SET = 'arc-linux';
-
-const ARC_LABELS = {
-  'app.kubernetes.io/part-of': 'gha-runner-scale-set',
-  'app.kubernetes.io/version': '0.13.0',
-  'actions.github.com/scale-set-name': SET,
-  'actions.github.com/scale-set-namespace': NS,
-};
-
-function seedRunnerSet(harness: EngineHarness) {
-  return harness.kube.api.create('arc', 'ephemeralrunnersets', NS, {
-    apiVersion: 'actions.github.com/v1alpha1',
-    kind: 'EphemeralRunnerSet',
-    metadata: {
-      name: `${SET}-x7k2p`,
-      namespace: NS,
-      labels: { ...ARC_LABELS, 'app.kubernetes.io/component': 'runner-set' },
-    },
-    spec: {
-      replicas: 2,
-      patchID: 0,
-      ephemeralRunnerSpec: {
-        githubConfigUrl: 'https://github.com/acme',
-        githubConfigSecret: 's',
-        runnerScaleSetId: 1,
-        spec: { containers: [{ name: 'runner', image: 'runner' }] },
-      },
-    },
-  });
-}
-
-/** An EphemeralRunner as ARC makes it, with the job fields the listener writes on JobStarted. */
-function seedRunner(
-  harness: EngineHarness,
-  set: { metadata: Record<string, unknown> },
-  name: string,
-  job: { runId: number; displayName: string },
-) {
-  harness.kube.api.create('arc', 'ephemeralrunners', NS, {
-    apiVersion: 'actions.github.com/v1alpha1',
-    kind: 'EphemeralRunner',
-    metadata: {
-      name,
-      namespace: NS,
-      labels: { ...ARC_LABELS, 'app.kubernetes.io/component': 'runner' },
-      ownerReferences: [
-        {
-          apiVersion: 'actions.github.com/v1alpha1',
-          kind: 'EphemeralRunnerSet',
-          name: String(set.metadata.name),
-          uid: String(set.metadata.uid),
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
-    },
-    spec: {
-      githubConfigUrl: 'https://github.com/acme',
-      githubConfigSecret: 's',
-      runnerScaleSetId: 1,
-      spec: { containers: [{ name: 'runner', image: 'runner' }] },
-    },
-  });
-  const er = harness.kube.api.get('ephemeralrunners', NS, name);
-  harness.kube.api.create('arc', 'pods', NS, {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name,
-      namespace: NS,
-      labels: {
-        ...ARC_LABELS,
-        'app.kubernetes.io/component': 'runner',
-        'actions-ephemeral-runner': 'True',
-      },
-      ownerReferences: [
-        {
-          apiVersion: 'actions.github.com/v1alpha1',
-          kind: 'EphemeralRunner',
-          name,
-          uid: String(er.metadata.uid),
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
-    },
-    spec: { nodeName: 'ip-10-0-1-17', containers: [{ name: 'runner', image: 'runner' }] },
-  });
-  harness.kube.api.modify(
-    'arc',
-    'ephemeralrunners',
-    NS,
-    name,
-    (er) =>
-      void (er.status = {
-        phase: 'Running',
-        ready: true,
-        runnerName: name,
-        jobRepositoryName: 'acme/app',
-        workflowRunId: job.runId,
-        jobDisplayName: job.displayName,
-        jobId: `guid-${name}`,
-      }),
-    { subresource: 'status' },
-  );
-}
 
 /** Two jobs of one run on two runners; the first runner gets SIGTERM mid-job (the second seed). */
 async function killedMidJob(harness: EngineHarness, failsOnItsOwn: boolean) {
@@ -140,8 +33,27 @@ async function killedMidJob(harness: EngineHarness, failsOnItsOwn: boolean) {
   await clock.advance(1000);
   github.actions.acquireJob(`${SET}-x7k2p-runner-aaaaa`);
   github.actions.acquireJob(`${SET}-x7k2p-runner-bbbbb`);
-  seedRunner(harness, set, `${SET}-x7k2p-runner-aaaaa`, { runId, displayName: 'build' });
-  seedRunner(harness, set, `${SET}-x7k2p-runner-bbbbb`, { runId, displayName: 'lint' });
+  for (const [suffix, displayName] of [
+    ['aaaaa', 'build'],
+    ['bbbbb', 'lint'],
+  ] as const) {
+    const name = `${SET}-x7k2p-runner-${suffix}`;
+    seedRunner(
+      harness,
+      set,
+      name,
+      {
+        phase: 'Running',
+        ready: true,
+        runnerName: name,
+        jobRepositoryName: 'acme/app',
+        workflowRunId: runId,
+        jobDisplayName: displayName,
+        jobId: `guid-${name}`,
+      },
+      { withPod: true },
+    );
+  }
   await clock.advance(120_000);
   await feed(harness, observations, 0);
   const seen = observations.length;
@@ -152,6 +64,39 @@ async function killedMidJob(harness: EngineHarness, failsOnItsOwn: boolean) {
     harness.kube.api.delete('arc', 'ephemeralrunners', NS, `${SET}-x7k2p-runner-aaaaa`);
   }
   return { runId, observations, seen };
+}
+
+/** What an invocation writes before calling GitHub: the claim of the re-run, with no result yet. */
+async function claimRerun(harness: EngineHarness, key: string, runId: number) {
+  await harness.engine.store.claimAction(
+    {
+      key,
+      rule: RULES.rerunKilledJob,
+      target: {
+        kind: 'rerun-failed-jobs',
+        repo: 'acme/app',
+        installationId: null,
+        runId,
+        runAttempt: 1,
+        jobIds: [],
+      },
+      scope: {
+        cluster: null,
+        namespace: NS,
+        scaleSet: SET,
+        repo: 'acme/app',
+        runnerName: null,
+        jobUrl: null,
+      },
+      cause: null,
+      signal: null,
+      reason: 'test: claimed before a crash',
+      dryRun: false,
+      budgetKeys: [],
+    },
+    harness.clock.now(),
+    120_000,
+  );
 }
 
 async function feed(
@@ -249,35 +194,7 @@ describe('engine, a crash between claiming a re-run and recording its result', (
 
     // The invocation claimed the re-run, GitHub accepted it, and then the Lambda died.
     const key = subKey(idempotencyKey('rerun', 'acme/app', runId, 1), 'try', 0);
-    await harness.engine.store.claimAction(
-      {
-        key,
-        rule: RULES.rerunKilledJob,
-        target: {
-          kind: 'rerun-failed-jobs',
-          repo: 'acme/app',
-          installationId: null,
-          runId,
-          runAttempt: 1,
-          jobIds: [],
-        },
-        scope: {
-          cluster: null,
-          namespace: NS,
-          scaleSet: SET,
-          repo: 'acme/app',
-          runnerName: null,
-          jobUrl: null,
-        },
-        cause: null,
-        signal: null,
-        reason: 'test: claimed before a crash',
-        dryRun: false,
-        budgetKeys: [],
-      },
-      harness.clock.now(),
-      120_000,
-    );
+    await claimRerun(harness, key, runId);
     expect(harness.github.rerunFailedJobs(runId, 'runner-medic').status).toBe(201);
     await harness.clock.advance(180_000);
 
@@ -308,35 +225,7 @@ describe('engine, a crash after claiming a re-run but before calling GitHub', ()
     const { runId, observations, seen } = await killedMidJob(harness, false);
     await harness.clock.advance(300_000);
     const key = subKey(idempotencyKey('rerun', 'acme/app', runId, 1), 'try', 0);
-    await harness.engine.store.claimAction(
-      {
-        key,
-        rule: RULES.rerunKilledJob,
-        target: {
-          kind: 'rerun-failed-jobs',
-          repo: 'acme/app',
-          installationId: null,
-          runId,
-          runAttempt: 1,
-          jobIds: [],
-        },
-        scope: {
-          cluster: null,
-          namespace: NS,
-          scaleSet: SET,
-          repo: 'acme/app',
-          runnerName: null,
-          jobUrl: null,
-        },
-        cause: null,
-        signal: null,
-        reason: 'test: claimed before a crash',
-        dryRun: false,
-        budgetKeys: [],
-      },
-      harness.clock.now(),
-      120_000,
-    );
+    await claimRerun(harness, key, runId);
     await harness.clock.advance(180_000);
 
     await runEngine({ kind: 'sweep' }, harness.engine);
