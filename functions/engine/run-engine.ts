@@ -184,7 +184,7 @@ async function act(
     outcome,
   };
   deps.metrics.count('Remediation', dimensions);
-  const lossAt = lossTime(action, facts);
+  const lossAt = MUTATING_KINDS.has(action.target.kind) ? lossTime(action, facts) : null;
   if (lossAt !== null)
     deps.metrics.milliseconds('LossToAction', { rule: action.rule }, now - lossAt);
   const log = outcome === 'failed' || outcome === 'gave-up' ? deps.log.warn : deps.log.info;
@@ -221,14 +221,24 @@ async function refreshRegistrations(
   await deps.store.replaceRegistrations(fresh, now);
 }
 
+/**
+ * When the runner behind an action was lost: the earliest loss recorded for it, else (for a job
+ * found lost through its annotations) when GitHub failed the job.
+ */
 function lossTime(action: Action, facts: Facts): number | null {
   const { cluster, namespace, runnerName } = action.scope;
-  const times = facts.losses
+  const fromLosses = facts.losses
     .filter(
       (l) => l.cluster === cluster && l.namespace === namespace && l.runnerName === runnerName,
     )
-    .map((l) => l.at)
-    .filter((at): at is number => at !== null);
+    .map((l) => l.at);
+  const jobIds = 'jobIds' in action.target ? action.target.jobIds : [];
+  const fromJobs = facts.jobs
+    .filter((j) => jobIds.includes(j.job.jobId) && j.job.completedAt !== null)
+    .map((j) => Date.parse(j.job.completedAt ?? ''));
+  const times = [...fromLosses, ...fromJobs].filter(
+    (at): at is number => at !== null && Number.isFinite(at),
+  );
   return times.length > 0 ? Math.min(...times) : null;
 }
 

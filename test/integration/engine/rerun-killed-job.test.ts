@@ -138,6 +138,10 @@ describe('engine, rule 3: a job killed mid-run is re-run once the run completes'
     expect(harness.remediationEvents()).toContainEqual(
       expect.objectContaining({ action: 'rerun-failed-jobs', outcome: 'succeeded', dryRun: false }),
     );
+    const lossToAction = harness.metrics.filter((m) => m.name === 'LossToAction');
+    expect(lossToAction).toHaveLength(1);
+    // Lost at 121 s (SIGTERM), re-run when the run completed, 300 s of simulated time later.
+    expect(lossToAction[0]?.value).toBe(300_000);
   });
 });
 
