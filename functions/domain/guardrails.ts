@@ -59,7 +59,7 @@ function breakerFor(trips: BreakerTrip[], p: Proposal): BreakerTrip | undefined 
 }
 
 /**
- * The guardrails every proposal passes, in order: one action per key, nothing already recorded,
+ * The guardrails every proposal passes, in order: one action per key, nothing already claimed or done,
  * scope known and allowed, rule on, target an ARC runner with the same uid, circuit breaker
  * closed for destructive actions, re-run budgets held. Dry-run marks what survives.
  */
@@ -76,8 +76,10 @@ export function applyGuardrails(ctx: RuleContext, trips: BreakerTrip[]): Decisio
     seen.add(p.key);
     const hold = (why: string) =>
       held.push({ key: p.key, rule: RULES[p.rule], kind: p.target.kind, scope: p.scope, why });
-    // Already claimed or done: idempotency, not a guardrail hold; nothing to report.
-    if (recorded.has(p.key)) continue;
+    // Claimed or done: idempotency, not a hold. A `failed` or `retry-later` record (the engine
+    // turns a stale claim it re-checked into `failed`) may be claimed again under the same key.
+    const prior = recorded.get(p.key);
+    if (prior && prior.outcome !== 'failed' && prior.outcome !== 'retry-later') continue;
     if (!p.scope.cluster) {
       hold('no cluster known for this action');
       continue;

@@ -417,6 +417,29 @@ describe('guardrails on cluster actions', () => {
     expect(again.held).toEqual([]);
   });
 
+  it.each([
+    ['failed', true],
+    ['retry-later', true],
+    ['succeeded', false],
+    ['gave-up', false],
+  ] as const)('a delete recorded %s is proposed again: %s', (outcome, again) => {
+    const first = decide(lost, DEFAULT_POLICY, T0).actions[0];
+    if (!first) throw new Error('expected an action');
+    const record = {
+      key: first.key,
+      kind: first.target.kind,
+      rule: first.rule,
+      claimedAt: T0,
+      outcome,
+      finishedAt: T0,
+      dryRun: false,
+      budgetKeys: [],
+      jobIds: [],
+    };
+    const next = decide({ ...lost, actions: [record] }, DEFAULT_POLICY, T0 + 60_000).actions;
+    expect(next.map((a) => a.key)).toEqual(again ? [first.key] : []);
+  });
+
   it('never touches a fresh EphemeralRunner of the same name: the key and precondition carry the uid', () => {
     const fresh = er({ version: '0.8.2' });
     const f = {
