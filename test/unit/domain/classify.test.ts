@@ -376,6 +376,22 @@ describe('classifyNode and classifyEc2Event', () => {
       },
       ['nth-drain'],
     ],
+    [
+      { taints: [{ key: 'node.kubernetes.io/out-of-service', effect: 'NoExecute' }] },
+      ['node-gone'],
+    ],
+    [
+      { taints: [{ key: 'node.kubernetes.io/unreachable', effect: 'NoExecute' }] },
+      ['node-not-ready'],
+    ],
+    [
+      {
+        taints: [
+          { key: 'aws-node-termination-handler/rebalance-recommendation', effect: 'NoSchedule' },
+        ],
+      },
+      [],
+    ],
     [{}, []],
   ])('%j → %j', (o, kinds) => {
     expect(classifyNode(node(o), T0).map((s) => s.kind)).toEqual(kinds);
@@ -385,6 +401,8 @@ describe('classifyNode and classifyEc2Event', () => {
     ['shutting-down', 'instance-terminating'],
     ['terminated', 'node-gone'],
     ['running', null],
+    ['stopping', 'instance-terminating'],
+    ['stopped', 'node-gone'],
   ])('state %s → %s', (state, kind) => {
     const s = classifyEc2Event({
       kind: 'ec2-instance-state-change',
@@ -509,5 +527,29 @@ describe('annotations', () => {
         { annotation_level: 'failure', message: SHUTDOWN_ANNOTATION, path: '.github' },
       ])?.signal,
     ).toBe('shutdown-signal');
+  });
+});
+
+describe('classifyEc2Event: spot warning', () => {
+  it('names the instance, not a node (correlate maps it through providerID)', () => {
+    const s = classifyEc2Event({
+      kind: 'ec2-spot-interruption-warning',
+      instanceId: 'i-0abc',
+      instanceAction: 'terminate',
+      region: 'eu-west-1',
+      account: null,
+      at: T0,
+    });
+    expect(s).toMatchObject({
+      kind: 'spot-interruption-warning',
+      instanceId: 'i-0abc',
+      nodeName: null,
+      cluster: null,
+      at: T0,
+    });
+    expect(s?.signal).toEqual({
+      source: 'ec2-event',
+      detail: 'spot interruption warning (terminate)',
+    });
   });
 });
