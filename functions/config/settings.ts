@@ -95,12 +95,17 @@ const localEnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('127.0.0.1'),
   GITHUB_WEBHOOK_SECRET: z.string().min(1).default('runner-medic-local-secret'),
+  SANDBOX: z.enum(['on', 'off']).default('on'),
+  SANDBOX_SCENARIO: z.string().min(1).default('test/scenarios/seed-karpenter-mid-job.yaml'),
+  SANDBOX_SPEED: z.coerce.number().positive().max(100_000).default(60),
 });
 
 export interface LocalSettings {
   port: number;
   host: string;
   webhookSecret: string;
+  /** The scenario the sandbox plays, or null when SANDBOX=off. */
+  sandbox: { scenario: string; speed: number } | null;
 }
 
 /** Settings of `npm start`: no cloud, no network beyond loopback. */
@@ -113,5 +118,9 @@ export function loadLocalSettings(env: Record<string, string | undefined>): Loca
     port: parsed.data.PORT,
     host: parsed.data.HOST,
     webhookSecret: parsed.data.GITHUB_WEBHOOK_SECRET,
+    sandbox:
+      parsed.data.SANDBOX === 'on'
+        ? { scenario: parsed.data.SANDBOX_SCENARIO, speed: parsed.data.SANDBOX_SPEED }
+        : null,
   };
 }

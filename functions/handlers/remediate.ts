@@ -44,6 +44,8 @@ export function createRemediateHandler(options: RemediateHandlerOptions) {
       ...setup.deps,
       ...engineObservability(logger, metrics),
     });
+    metrics.addDimensions({ trigger: input.trigger.kind });
+    metrics.addMetric('EngineRun', MetricUnit.Count, 1);
     logger.info('engine run', {
       trigger: input.trigger.kind,
       recorded: report.recorded,

@@ -16,3 +16,14 @@ const stop = async () => {
 };
 process.once('SIGINT', () => void stop());
 process.once('SIGTERM', () => void stop());
+
+if (settings.sandbox) {
+  // The sandbox: runner-medic's handlers around the simulated GitHub and cluster, no network.
+  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+  const { playSandbox } = await import('../../sim/scenario/sandbox.js');
+  await playSandbox({
+    file: settings.sandbox.scenario,
+    speed: settings.sandbox.speed,
+    write: (text) => process.stderr.write(text),
+  });
+}

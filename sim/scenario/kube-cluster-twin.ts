@@ -117,7 +117,12 @@ async function applyFault(
         pods: hit.map((p) => p.metadata.name ?? ''),
       };
       if (!node) return applied;
-      if (fault.kind === 'disrupt-node') cluster.faults.karpenterDisrupt(node, fault.reason);
+      if (fault.kind === 'node-pressure') {
+        cluster.faults.setNodePressure(node, fault.condition, true);
+        clock.after(fault.durationSeconds * 1000, `${fault.condition} clears on ${node}`, () =>
+          cluster.faults.setNodePressure(node, fault.condition, false),
+        );
+      } else if (fault.kind === 'disrupt-node') cluster.faults.karpenterDisrupt(node, fault.reason);
       else if (fault.kind === 'spot-interruption') cluster.faults.spotInterruption(node);
       else if (fault.kind === 'delete-node') cluster.faults.deleteNode(node);
       else cluster.faults.gracefulNodeShutdown(node);

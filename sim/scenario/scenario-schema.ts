@@ -111,6 +111,15 @@ const faultSchema = z.discriminatedUnion('kind', [
   }),
   z.strictObject({ kind: z.literal('delete-node'), at: seconds, cluster: name, ...nodeTarget }),
   z.strictObject({ kind: z.literal('shutdown-node'), at: seconds, cluster: name, ...nodeTarget }),
+  z.strictObject({
+    kind: z.literal('node-pressure'),
+    at: seconds,
+    cluster: name,
+    ...nodeTarget,
+    condition: z.enum(['MemoryPressure', 'DiskPressure', 'PIDPressure']).default('MemoryPressure'),
+    /** How long the condition holds; the kubelet rejects new pods at admission meanwhile. */
+    durationSeconds: z.number().positive(),
+  }),
 ]);
 
 const expectedJob = z.strictObject({
@@ -207,7 +216,13 @@ export async function loadScenario(file: string): Promise<Scenario> {
   return parseScenario(await readFile(file, 'utf8'), file);
 }
 
-const NODE_FAULTS = new Set(['disrupt-node', 'spot-interruption', 'delete-node', 'shutdown-node']);
+const NODE_FAULTS = new Set([
+  'disrupt-node',
+  'spot-interruption',
+  'delete-node',
+  'shutdown-node',
+  'node-pressure',
+]);
 
 /** References between sections: clusters, nodes, repos and workflows named must exist. */
 function crossCheck(s: Scenario): string[] {

@@ -8,7 +8,7 @@ const SECRET = 'e2e-secret';
 let app: StartedProcess;
 
 beforeAll(async () => {
-  app = await startNpmStart({ GITHUB_WEBHOOK_SECRET: SECRET });
+  app = await startNpmStart({ GITHUB_WEBHOOK_SECRET: SECRET, SANDBOX: 'off' });
 }, 60_000);
 afterAll(() => app.stop());
 
@@ -62,4 +62,20 @@ describe('npm start serves the webhook over real HTTP', () => {
     expect(result.status).toBe(401);
     expect(app.stdoutLines().filter((l) => l.includes('"detail-type"'))).toHaveLength(before);
   });
+});
+
+describe('npm start plays the sandbox: runner-medic around the simulators, no network', () => {
+  it('replays the Karpenter seed and reports it recovered', async () => {
+    const sandbox = await startNpmStart({ SANDBOX_SPEED: '20000' });
+    try {
+      const stderr = await sandbox.stderrMatching(
+        /runner-medic calls: [^\n]*\n[^\n]*\n[^\n]*→ \d+/,
+      );
+      expect(stderr).toMatch(/PASSED {2}seed-karpenter-mid-job {2}\(with runner-medic/);
+      expect(stderr).toMatch(/runner-medic {2}github rerun-failed-jobs .* → 201/);
+      expect(stderr).toMatch(/job build #2 completed .* \(success\)/);
+    } finally {
+      await sandbox.stop();
+    }
+  }, 120_000);
 });

@@ -4,6 +4,8 @@ import type { ChildProcess } from 'node:child_process';
 export interface StartedProcess {
   url: string;
   stdoutLines: () => string[];
+  /** Resolves with stderr once it matches `pattern` (or rejects when the process exits). */
+  stderrMatching(pattern: RegExp): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -16,6 +18,7 @@ export function startNpmStart(env: Record<string, string> = {}): Promise<Started
   });
   let stdout = '';
   let stderr = '';
+  const waiters: (() => void)[] = [];
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
 
   const stop = () =>
@@ -28,11 +31,21 @@ export function startNpmStart(env: Record<string, string> = {}): Promise<Started
   return new Promise((resolve, reject) => {
     child.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString('utf8');
+      for (const wake of waiters.splice(0)) wake();
       const match = /local runtime on (http:\/\/\S+)/.exec(stderr);
       if (match?.[1]) {
         resolve({
           url: match[1],
           stdoutLines: () => stdout.split('\n').filter((line) => line.trim() !== ''),
+          stderrMatching: (pattern) =>
+            new Promise((done, fail) => {
+              const check = () => {
+                if (pattern.test(stderr)) done(stderr);
+                else if (child.exitCode !== null) fail(new Error(`npm start exited: ${stderr}`));
+                else waiters.push(check);
+              };
+              check();
+            }),
           stop,
         });
       }
