@@ -66,16 +66,26 @@ export async function gatherFacts(
       const missing = facts.missingPods.find(
         (m) => m.cluster === cluster && m.namespace === namespace && m.name === name,
       );
-      if (podNames.has(`${namespace}/${name}`)) {
-        if (missing) {
-          await store.clearMissingPod(cluster, namespace, name);
-          facts.missingPods = facts.missingPods.filter((m) => m !== missing);
-        }
-      } else if (!missing && er.metadata.deletionTimestamp === null && hadItsPod(er, now)) {
+      // A record stays when the pod reappears: a pod re-created after its runner took a job is
+      // how ARC #4588 shows. Records go with their EphemeralRunner (below) or their TTL.
+      if (
+        !podNames.has(`${namespace}/${name}`) &&
+        !missing &&
+        er.metadata.deletionTimestamp === null &&
+        hadItsPod(er, now)
+      ) {
         const pod = { cluster, namespace, name, since: now };
         await store.recordMissingPod(pod, now);
         facts.missingPods = [...facts.missingPods, pod];
       }
+    }
+    const runners = new Set(
+      listing.ephemeralRunners.map((er) => `${er.metadata.namespace}/${er.metadata.name}`),
+    );
+    for (const m of facts.missingPods.filter((m) => m.cluster === cluster)) {
+      if (runners.has(`${m.namespace}/${m.name}`)) continue;
+      await store.clearMissingPod(cluster, m.namespace, m.name);
+      facts.missingPods = facts.missingPods.filter((x) => x !== m);
     }
   }
   return facts;
