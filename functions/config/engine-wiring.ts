@@ -7,6 +7,7 @@ import { OctokitGithubGateway } from '../adapters/github/github-gateway.js';
 import { loadGithubAppCredentials } from '../adapters/github/github-app-credentials.js';
 import { ClusterConnections } from '../adapters/kubernetes/cluster-connections.js';
 import { createSecretReader } from '../adapters/secrets/secret-reader.js';
+import { DynamoDeliveryLedger } from '../adapters/store/dynamo-delivery-ledger.js';
 import { DynamoFactsStore } from '../adapters/store/dynamo-facts-store.js';
 import { DEFAULT_POLICY, parsePolicy } from '../domain/policy.js';
 import type { Policy } from '../domain/policy.js';
@@ -61,13 +62,12 @@ export function engineFromEnvironment(
         clock,
         settings.secretCacheSeconds,
       );
+      const documents = createDocumentClient(
+        settings.dynamoEndpoint ? { endpoint: settings.dynamoEndpoint } : {},
+      );
       return {
-        store: new DynamoFactsStore(
-          createDocumentClient(
-            settings.dynamoEndpoint ? { endpoint: settings.dynamoEndpoint } : {},
-          ),
-          settings.tableName,
-        ),
+        store: new DynamoFactsStore(documents, settings.tableName),
+        deliveries: new DynamoDeliveryLedger(documents, settings.tableName),
         clusters: new ClusterConnections({
           clusters: settings.clusters,
           clock,

@@ -4,6 +4,7 @@ import { decide } from '../domain/decide.js';
 import type { Facts, RunnerRegistration } from '../domain/facts.js';
 import type { Policy } from '../domain/policy.js';
 import type { Clock } from '../ports/clock.js';
+import type { DeliveryLedger } from '../ports/delivery-ledger.js';
 import type { ClusterGateways } from '../ports/cluster-gateway.js';
 import type { EventPublisher } from '../ports/event-publisher.js';
 import type { FactsStore, StoredFacts } from '../ports/facts-store.js';
@@ -12,6 +13,7 @@ import { carryOut } from './carry-out.js';
 import { gatherFacts } from './gather-facts.js';
 import { recordTrigger } from './record-trigger.js';
 import { recoverStaleClaims } from './recover-stale-claims.js';
+import { redeliverMissedWebhooks } from './redeliver-missed-webhooks.js';
 import { remediationEvent } from './remediation-event.js';
 import type { Trigger } from './trigger.js';
 
@@ -42,6 +44,8 @@ export interface EngineDeps {
   wake?: WakeScheduler;
   /** A claim left without result this long is taken to be a crash and re-checked. @default 120 s */
   staleClaimMs?: number;
+  /** The webhook ledger: when given, the sweep redelivers webhooks that never reached us. */
+  deliveries?: DeliveryLedger;
 }
 
 export interface ActionReport {
@@ -79,6 +83,11 @@ export async function runEngine(trigger: Trigger, deps: EngineDeps): Promise<Eng
   if (trigger.kind === 'sweep') {
     for (const r of await recoverStaleClaims(deps, now, deps.staleClaimMs ?? STALE_CLAIM_MS)) {
       deps.log.warn('claim without result re-checked', { ...r });
+    }
+    if (deps.deliveries) {
+      const redelivered = await redeliverMissedWebhooks(deps.github, deps.deliveries, now);
+      if (redelivered.length > 0)
+        deps.log.warn('asked GitHub to redeliver missed webhooks', { redelivered });
     }
     await refreshRegistrations(stored, deps, now);
     stored = await deps.store.load(now);

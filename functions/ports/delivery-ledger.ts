@@ -21,4 +21,6 @@ export interface DeliveryLedger {
   claim(record: DeliveryRecord, nowSeconds: number): Promise<'claimed' | 'duplicate'>;
   /** Drops a claim, so that GitHub's redelivery of the same id is processed. */
   release(deliveryId: string): Promise<void>;
+  /** Whether a live claim exists: the delivery reached runner-medic and was processed. */
+  isClaimed(deliveryId: string, nowSeconds: number): Promise<boolean>;
 }

@@ -32,6 +32,19 @@ export interface RepoRef {
 /** Where a runner is registered. */
 export type RunnerOwner = { org: string } | { repo: string };
 
+/** One attempt GitHub made to deliver a webhook to the App (`GET /app/hook/deliveries`). */
+export interface WebhookDeliveryAttempt {
+  id: number;
+  /** `X-GitHub-Delivery`: the same for every attempt of one delivery. */
+  guid: string;
+  /** Epoch ms. */
+  deliveredAt: number;
+  /** 2xx: runner-medic took it; 0: never reached us. */
+  statusCode: number;
+  event: string;
+  redelivery: boolean;
+}
+
 /** runner-medic's view of GitHub, per App installation. */
 export interface GithubGateway {
   rerunJob(ref: RepoRef, jobId: number): Promise<GithubMutation>;
@@ -51,4 +64,8 @@ export interface GithubGateway {
     installationId: number | null,
     runnerId: number,
   ): Promise<GithubMutation>;
+  /** The App's delivery attempts since `since` (epoch ms), newest first, all pages (App JWT). */
+  listDeliveryAttempts(since: number): Promise<WebhookDeliveryAttempt[]>;
+  /** Asks GitHub to deliver an attempt again, with the same `X-GitHub-Delivery` (App JWT). */
+  redeliver(attemptId: number): Promise<GithubMutation>;
 }

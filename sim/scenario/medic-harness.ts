@@ -117,6 +117,7 @@ export class MedicHarness {
     const engine: EngineProvider = async () => ({
       deps: {
         store: new DynamoFactsStore(documents, this.dynamo?.tableName ?? ''),
+        deliveries: new DynamoDeliveryLedger(documents, this.dynamo?.tableName ?? ''),
         clusters,
         github: gateway,
         bus: publisher,

@@ -19,12 +19,13 @@ async function play(file: string, seed: number, rates: Record<string, number>) {
 }
 
 describe('runner-medic under chaos (fast-check over the scenario runner)', () => {
-  it('converges despite duplicate, reordered and delayed webhooks, dropped cluster events and GitHub 5xx', async () => {
+  it('converges despite dropped, duplicate, reordered and delayed webhooks, dropped cluster events and GitHub 5xx', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(...REMEDIABLE),
         fc.integer({ min: 1, max: 1_000_000 }),
         fc.record({
+          webhookDrop: fc.double({ min: 0, max: 0.5, noNaN: true }),
           webhookDuplicate: fc.double({ min: 0, max: 0.5, noNaN: true }),
           webhookReorder: fc.double({ min: 0, max: 0.5, noNaN: true }),
           webhookDelaySeconds: fc.integer({ min: 0, max: 5 }),
@@ -45,7 +46,7 @@ describe('runner-medic under chaos (fast-check over the scenario runner)', () =>
     );
   }, 600_000);
 
-  it('stays safe when webhooks are dropped too: no duplicate effect, no budget exceeded, no non-runner touched', async () => {
+  it('stays safe: no duplicate effect, no budget exceeded, no non-runner touched, nothing done where nothing was lost', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(...SAFETY_ONLY),
@@ -61,7 +62,11 @@ describe('runner-medic under chaos (fast-check over the scenario runner)', () =>
 
           expect(outcome.violations).toEqual([]);
           if (file === 'genuine-failure.yaml' || file === 'non-runner-pod-evicted.yaml') {
-            expect(outcome.actions.filter((a) => a.by === 'runner-medic')).toEqual([]);
+            // Asking GitHub to redeliver a dropped webhook is the only call allowed here.
+            const remediations = outcome.actions.filter(
+              (a) => a.by === 'runner-medic' && a.verb !== 'redeliver-webhook',
+            );
+            expect(remediations).toEqual([]);
           }
         },
       ),

@@ -11,6 +11,11 @@ export class MemoryLedger implements DeliveryLedger {
     return 'claimed';
   }
 
+  async isClaimed(deliveryId: string, nowSeconds: number): Promise<boolean> {
+    const record = this.records.get(deliveryId);
+    return record !== undefined && record.expiresAt >= nowSeconds;
+  }
+
   async release(deliveryId: string): Promise<void> {
     this.records.delete(deliveryId);
   }

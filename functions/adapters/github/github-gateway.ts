@@ -8,17 +8,20 @@ import type {
   GithubMutation,
   RepoRef,
   RunnerOwner,
+  WebhookDeliveryAttempt,
 } from '../../ports/github-gateway.js';
 import { collectPages, PER_PAGE } from './collect-pages.js';
 import { GithubRequestError } from './github-errors.js';
 import {
   annotationsPageSchema,
+  deliveriesPageSchema,
   installationSchema,
   jobSchema,
   jobsPageSchema,
   parseBody,
   runnersPageSchema,
   runSchema,
+  toDeliveryAttempt,
   toJobAnnotation,
   toJobFacts,
   toRunFacts,
@@ -237,6 +240,38 @@ export class OctokitGithubGateway implements GithubGateway {
         runner_id: checkedId(runnerId),
       });
     });
+  }
+
+  async listDeliveryAttempts(since: number): Promise<WebhookDeliveryAttempt[]> {
+    const app = this.octokits.forApp();
+    const what = 'list webhook deliveries';
+    const out: WebhookDeliveryAttempt[] = [];
+    let cursor: string | undefined;
+    for (;;) {
+      let response: { data: unknown; headers: { link?: string } };
+      try {
+        response = await app.rest.apps.listWebhookDeliveries({
+          ...own(),
+          per_page: 100,
+          ...(cursor ? { cursor } : {}),
+        });
+      } catch (error) {
+        throw unavailableOrRequestError(error, what, this.clock.now());
+      }
+      const page = parseBody(deliveriesPageSchema, response.data, what).map(toDeliveryAttempt);
+      out.push(...page.filter((d) => d.deliveredAt >= since));
+      cursor = /[?&]cursor=([^&>]+)[^>]*>;\s*rel="next"/.exec(response.headers.link ?? '')?.[1];
+      const oldest = page[page.length - 1];
+      if (!cursor || !oldest || oldest.deliveredAt < since) return out;
+    }
+  }
+
+  async redeliver(attemptId: number): Promise<GithubMutation> {
+    const app = this.octokits.forApp();
+    const scope: Scope = { octokit: app, forget: () => undefined };
+    return this.mutate(scope, `redeliver webhook delivery ${attemptId}`, () =>
+      app.rest.apps.redeliverWebhookDelivery({ ...own(), delivery_id: checkedId(attemptId) }),
+    );
   }
 
   private async target(ref: RepoRef): Promise<Target> {

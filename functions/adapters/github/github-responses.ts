@@ -3,7 +3,7 @@ import { githubId, githubJobSchema, githubRunSchema } from '../../domain/github-
 export { toJobFacts, toRunFacts } from '../../domain/github-objects.js';
 import type { JobAnnotation } from '../../domain/annotations.js';
 import type { RunnerRegistration } from '../../domain/facts.js';
-import type { RunnerOwner } from '../../ports/github-gateway.js';
+import type { RunnerOwner, WebhookDeliveryAttempt } from '../../ports/github-gateway.js';
 import { GithubResponseError } from './github-errors.js';
 
 const id = githubId;
@@ -81,5 +81,29 @@ export function toRunnerRegistration(
     owner,
     installationId,
     offlineSince: null,
+  };
+}
+
+export const deliveriesPageSchema = z.array(
+  z.object({
+    id,
+    guid: z.string().min(1),
+    delivered_at: z.string(),
+    redelivery: z.boolean(),
+    status_code: z.number().int(),
+    event: z.string(),
+  }),
+);
+
+export function toDeliveryAttempt(
+  d: z.output<typeof deliveriesPageSchema>[number],
+): WebhookDeliveryAttempt {
+  return {
+    id: d.id,
+    guid: d.guid,
+    deliveredAt: Date.parse(d.delivered_at),
+    statusCode: d.status_code,
+    event: d.event,
+    redelivery: d.redelivery,
   };
 }

@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryLedger, DeliveryRecord } from '../../ports/delivery-ledger.js';
 import { StoreError } from '../../ports/delivery-ledger.js';
 import { deliveryKey } from './table-schema.js';
@@ -33,6 +33,22 @@ export class DynamoDeliveryLedger implements DeliveryLedger {
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return 'duplicate';
       throw new StoreError(`could not claim delivery ${record.deliveryId}`, { cause: error });
+    }
+  }
+
+  async isClaimed(deliveryId: string, nowSeconds: number): Promise<boolean> {
+    try {
+      const result = await this.client.send(
+        new GetCommand({
+          TableName: this.tableName,
+          Key: deliveryKey(deliveryId),
+          ConsistentRead: true,
+        }),
+      );
+      const expiresAt = result.Item?.expiresAt;
+      return typeof expiresAt === 'number' && expiresAt >= nowSeconds;
+    } catch (error) {
+      throw new StoreError(`could not read delivery ${deliveryId}`, { cause: error });
     }
   }
 
