@@ -17,6 +17,7 @@ export function formatOutcome(o: ScenarioOutcome): string {
       return `  run ${j.run}  ${j.name.padEnd(24)} ${j.status}/${j.conclusion ?? '-'}  attempts ${j.attempts}  lost ${time(j.lostAt)}  action ${time(j.actionAt)}  recovered ${time(j.recoveredAt)}${recovery}`;
     }),
     '',
+    `mutating calls by actor (all of them in --json): ${countByActor(o)}`,
     `runner-medic calls: ${o.medicCalls.kubernetes} Kubernetes, ${o.medicCalls.github} GitHub`,
     ...o.actions
       .filter((a) => a.by === 'runner-medic' || a.by === 'user')
@@ -36,4 +37,11 @@ export function formatOutcome(o: ScenarioOutcome): string {
       ...o.errors.map((e) => `  ${e}`),
     );
   return lines.join('\n');
+}
+
+function countByActor(o: ScenarioOutcome): string {
+  const counts = new Map<string, number>();
+  for (const a of o.actions)
+    counts.set(`${a.by} ${a.api}`, (counts.get(`${a.by} ${a.api}`) ?? 0) + 1);
+  return [...counts].map(([who, n]) => `${who} ${n}`).join(', ');
 }

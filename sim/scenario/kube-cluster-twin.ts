@@ -1,4 +1,5 @@
 import { SimCluster } from '../kube/cluster.js';
+import { Rng } from '../rng.js';
 import type { Pod } from '../kube/types.js';
 import type { BusEntry, ClusterTwin } from './cluster-twin.js';
 import type { AppliedFault } from './outcome.js';
@@ -43,6 +44,12 @@ export async function createKubeClusterTwin(input: CreateClusterInput): Promise<
   }
   for (const pod of spec.otherPods) placeOtherPod(cluster, pod);
   await cluster.start();
+  if (input.kubeServerErrors > 0) {
+    const draws = new Rng(`${String(input.seed)}:${spec.name}:api-faults`);
+    cluster.apiServer.injectFaults((actor) =>
+      actor === 'runner-medic' && draws.chance(input.kubeServerErrors) ? 503 : undefined,
+    );
+  }
 
   const listeners: ((entry: BusEntry) => void)[] = [];
   cluster.bus.subscribe((delivery) => {

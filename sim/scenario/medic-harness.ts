@@ -22,6 +22,7 @@ import { startFunctionUrlServer } from '../../functions/local/function-url-serve
 import { EventBridgeSim } from '../aws/eventbridge-sim.js';
 import type { ReceivedEntry } from '../aws/eventbridge-sim.js';
 import type { SimClock } from '../clock.js';
+import { Rng } from '../rng.js';
 import type { GitHubSim } from '../github/github-sim.js';
 
 export interface MedicHarnessOptions {
@@ -35,6 +36,10 @@ export interface MedicHarnessOptions {
   busDelayMs?: number;
   /** Print runner-medic's own logs. @default false */
   verbose?: boolean;
+  /** Cluster-side bus entries delivered twice, or held back up to 30 s (seeded). */
+  eventDuplicate?: number;
+  eventReorder?: number;
+  seed?: number | string;
 }
 
 export interface RemediationRecord {
@@ -60,9 +65,12 @@ export class MedicHarness {
   private remediate: ReturnType<typeof createRemediateHandler> | undefined;
   private reconcile: ReturnType<typeof createReconcileHandler> | undefined;
   private readonly wakes = new Set<number>();
+  private readonly chaos: Rng;
   private stopped = false;
 
-  constructor(private readonly options: MedicHarnessOptions) {}
+  constructor(private readonly options: MedicHarnessOptions) {
+    this.chaos = new Rng(`${String(options.seed ?? 1)}:bus`);
+  }
 
   async start(): Promise<void> {
     const { clock, github } = this.options;
@@ -135,13 +143,18 @@ export class MedicHarness {
 
   /** A cluster-side event (exporter or EC2) put on the bus. */
   putClusterEvent(event: { source: string; 'detail-type': string; detail: unknown }): void {
-    this.options.clock.after(this.options.busDelayMs ?? 500, `bus ${event['detail-type']}`, () =>
-      this.invoke('remediate', {
-        ...event,
-        id: 'sim',
-        time: new Date(this.options.clock.now()).toISOString(),
-      }),
-    );
+    const { clock } = this.options;
+    const held = this.chaos.chance(this.options.eventReorder ?? 0) ? this.chaos.int(30_000) : 0;
+    const deliver = (delayMs: number) =>
+      clock.after(delayMs, `bus ${event['detail-type']}`, () =>
+        this.invoke('remediate', {
+          ...event,
+          id: 'sim',
+          time: new Date(clock.now()).toISOString(),
+        }),
+      );
+    deliver((this.options.busDelayMs ?? 500) + held);
+    if (this.chaos.chance(this.options.eventDuplicate ?? 0)) deliver(5_000 + held);
   }
 
   async stop(): Promise<void> {

@@ -123,6 +123,9 @@ export async function runScenario(
         policy,
         sweepSeconds: scenario.remediation.sweepSeconds,
         verbose: options.verbose ?? false,
+        eventDuplicate: scenario.rates.eventDuplicate,
+        eventReorder: scenario.rates.eventReorder,
+        seed: scenario.seed,
       });
       await medic.start();
       for (const cluster of clusters) cluster.onBusEntry((entry) => medic?.putClusterEvent(entry));

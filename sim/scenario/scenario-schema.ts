@@ -157,7 +157,10 @@ export const scenarioSchema = z.strictObject({
       webhookReorder: probability.default(0),
       webhookDelaySeconds: seconds.default(0),
       eventDrop: probability.default(0),
+      eventDuplicate: probability.default(0),
+      eventReorder: probability.default(0),
       githubServerErrors: probability.default(0),
+      /** Share of runner-medic's Kubernetes API requests answered 503. */
       kubeServerErrors: probability.default(0),
     })
     .prefault({}),

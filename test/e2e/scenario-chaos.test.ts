@@ -19,7 +19,7 @@ async function play(file: string, seed: number, rates: Record<string, number>) {
 }
 
 describe('runner-medic under chaos (fast-check over the scenario runner)', () => {
-  it('converges despite dropped, duplicate, reordered and delayed webhooks, dropped cluster events and GitHub 5xx', async () => {
+  it('converges despite dropped, duplicate, reordered and delayed webhooks and cluster events, and 5xx from both APIs', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(...REMEDIABLE),
@@ -30,7 +30,10 @@ describe('runner-medic under chaos (fast-check over the scenario runner)', () =>
           webhookReorder: fc.double({ min: 0, max: 0.5, noNaN: true }),
           webhookDelaySeconds: fc.integer({ min: 0, max: 5 }),
           eventDrop: fc.double({ min: 0, max: 0.5, noNaN: true }),
+          eventDuplicate: fc.double({ min: 0, max: 0.5, noNaN: true }),
+          eventReorder: fc.double({ min: 0, max: 0.5, noNaN: true }),
           githubServerErrors: fc.double({ min: 0, max: 0.1, noNaN: true }),
+          kubeServerErrors: fc.double({ min: 0, max: 0.1, noNaN: true }),
         }),
         async (file, seed, rates) => {
           const outcome = await play(file, seed, rates);
@@ -55,7 +58,9 @@ describe('runner-medic under chaos (fast-check over the scenario runner)', () =>
           webhookDrop: fc.double({ min: 0, max: 0.5, noNaN: true }),
           webhookDuplicate: fc.double({ min: 0, max: 0.5, noNaN: true }),
           eventDrop: fc.double({ min: 0, max: 0.5, noNaN: true }),
+          eventDuplicate: fc.double({ min: 0, max: 0.5, noNaN: true }),
           githubServerErrors: fc.double({ min: 0, max: 0.2, noNaN: true }),
+          kubeServerErrors: fc.double({ min: 0, max: 0.2, noNaN: true }),
         }),
         async (file, seed, rates) => {
           const outcome = await play(file, seed, rates);

@@ -85,6 +85,11 @@ export class ApiServer {
     return this.http.httpUrl;
   }
 
+  /** Injects API faults: `decide` returns the status to answer a request with, or undefined to serve it. */
+  injectFaults(decide: ((actor: string, method: string) => number | undefined) | undefined): void {
+    this.http.fault = decide;
+  }
+
   /** PEM of the certificate the HTTPS listener presents. */
   get caPem(): string {
     return LOOPBACK_CA_PEM;

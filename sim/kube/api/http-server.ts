@@ -37,6 +37,8 @@ export interface HttpServerOptions {
 }
 
 export class KubeHttpServer {
+  /** Answers a request with this status (a 5xx `Status`) instead of serving it, when set and it says so. */
+  fault: ((actor: string, method: string) => number | undefined) | undefined;
   private servers: Server[] = [];
   private readonly stops = new Set<() => void>();
   private portNumber = 0;
@@ -124,6 +126,19 @@ export class KubeHttpServer {
       }
     }
     const who = actor ?? 'anonymous';
+    const injected = this.fault?.(who, method);
+    if (injected !== undefined) {
+      log('injected-fault', injected);
+      return this.send(res, injected, {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: 'injected fault: the server is currently unable to handle the request',
+        reason: 'ServiceUnavailable',
+        code: injected,
+      });
+    }
     if (r.kind === 'unknown') {
       log('unknown', 404);
       return this.send(
