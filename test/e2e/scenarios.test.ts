@@ -79,3 +79,16 @@ describe('scenarios with runner-medic: its real handlers driven by the simulator
     ]);
   }, 180_000);
 });
+
+describe('one seed, one run', () => {
+  it('plays the same scenario twice to the same outcome, call for call', async () => {
+    const [a, b] = [
+      await play('spot-interruption-two-jobs-same-run.yaml', true),
+      await play('spot-interruption-two-jobs-same-run.yaml', true),
+    ];
+
+    expect(b.jobs).toEqual(a.jobs);
+    expect(b.actions).toEqual(a.actions);
+    expect(a.actions.length).toBeGreaterThan(100);
+  }, 180_000);
+});
