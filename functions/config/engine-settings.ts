@@ -45,6 +45,7 @@ const engineEnvSchema = z.object({
   GITHUB_APP_CREDENTIALS_PARAMETER: text,
   GITHUB_APP_CREDENTIALS_ARN: text,
   DEFAULT_CLUSTER_NAME: text,
+  WAKE_QUEUE_URL: text,
   SECRET_CACHE_SECONDS: z.coerce.number().int().nonnegative().default(300),
 });
 
@@ -65,6 +66,8 @@ export interface EngineSettings {
   githubApiUrl: string;
   githubApp: SecretSource;
   defaultCluster: string | undefined;
+  /** SQS queue for delayed wake-ups; without it a grace period ends at the next sweep. */
+  wakeQueueUrl: string | undefined;
   secretCacheSeconds: number;
 }
 
@@ -122,6 +125,7 @@ export function loadEngineSettings(env: Record<string, string | undefined>): Eng
     githubApiUrl: e.GITHUB_API_URL,
     githubApp,
     defaultCluster: e.DEFAULT_CLUSTER_NAME,
+    wakeQueueUrl: e.WAKE_QUEUE_URL,
     secretCacheSeconds: e.SECRET_CACHE_SECONDS,
   };
 }

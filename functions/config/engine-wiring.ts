@@ -1,8 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { EKSClient } from '@aws-sdk/client-eks';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
+import { SqsWakeScheduler } from '../adapters/bus/sqs-wake-scheduler.js';
 import { OctokitGithubGateway } from '../adapters/github/github-gateway.js';
 import { loadGithubAppCredentials } from '../adapters/github/github-app-credentials.js';
 import { ClusterConnections } from '../adapters/kubernetes/cluster-connections.js';
@@ -88,6 +90,9 @@ export function engineFromEnvironment(
         ),
         policy: readPolicy,
         clock,
+        ...(settings.wakeQueueUrl
+          ? { wake: new SqsWakeScheduler(new SQSClient({}), settings.wakeQueueUrl, clock) }
+          : {}),
         app,
         apiUrl: settings.githubApiUrl,
         ...(settings.defaultCluster ? { defaultCluster: settings.defaultCluster } : {}),

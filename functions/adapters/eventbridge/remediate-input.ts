@@ -79,6 +79,7 @@ export function parseRemediateInput(
   options: KubeEventParseOptions = {},
 ): RemediateInput {
   if (isObject(raw) && isObject(raw.awslogs)) return fromCloudWatchLogs(raw.awslogs, options);
+  if (isObject(raw) && Array.isArray(raw.Records)) return fromWakeQueue(raw.Records);
   const envelope = envelopeSchema.safeParse(raw);
   if (!envelope.success)
     return { ok: false, reason: 'not an EventBridge event or CloudWatch Logs batch' };
@@ -105,6 +106,27 @@ export function parseRemediateInput(
   return cluster.ok
     ? { ok: true, trigger: { kind: 'cluster', input: cluster.value } }
     : { ok: false, reason: cluster.reason };
+}
+
+/** Delayed SQS messages (SqsWakeScheduler): each is a wake-up; anything else is refused. */
+function fromWakeQueue(records: unknown[]): RemediateInput {
+  for (const record of records) {
+    if (!isObject(record) || record.eventSource !== 'aws:sqs' || typeof record.body !== 'string') {
+      return { ok: false, reason: 'not an SQS record' };
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(record.body);
+    } catch {
+      return { ok: false, reason: 'SQS message body is not JSON' };
+    }
+    if (!isObject(body) || body.source !== WAKE_SOURCE) {
+      return { ok: false, reason: 'SQS message is not a runner-medic wake-up' };
+    }
+  }
+  return records.length > 0
+    ? { ok: true, trigger: { kind: 'wake' } }
+    : { ok: false, reason: 'no SQS records' };
 }
 
 function fromCloudWatchLogs(
