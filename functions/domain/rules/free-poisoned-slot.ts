@@ -1,3 +1,4 @@
+import { STUCK_AFTER_JOB_MS } from '../classify-finished-runner.js';
 import type { RunnerView } from '../correlate.js';
 import { idempotencyKey } from '../idempotency-key.js';
 import { describeCause } from '../loss.js';
@@ -5,6 +6,7 @@ import type { RuleName } from '../policy.js';
 import { REGISTRATION_RETRY, retryState } from './retry.js';
 import {
   effectiveFor,
+  ms,
   need,
   nodeDown,
   propose,
@@ -173,4 +175,19 @@ export function freeSlot(
 /** Rule 1: every lost ARC runner whose EphemeralRunner still holds a slot after the grace period. */
 export function freePoisonedSlot(ctx: RuleContext): void {
   for (const v of ctx.c.runners) freeSlot(ctx, v, 'freePoisonedSlot', false);
+  wakeWhenFinishedRunnersAreDue(ctx);
+}
+
+/**
+ * A runner exits within STUCK_AFTER_JOB_MS of its job ending; if its pod still lives then it is
+ * stuck (#4603, #4588). Ask to be woken at that moment rather than waiting for the next sweep.
+ */
+function wakeWhenFinishedRunnersAreDue(ctx: RuleContext): void {
+  for (const v of ctx.c.runners) {
+    if (!v.er || !v.pod || v.loss) continue;
+    for (const j of v.jobs) {
+      const ended = ms(j.job.status === 'completed' ? j.job.completedAt : null);
+      if (ended !== null) wake(ctx, ended + STUCK_AFTER_JOB_MS);
+    }
+  }
 }

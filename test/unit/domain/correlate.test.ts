@@ -351,6 +351,16 @@ describe('a runner whose job has completed but which lives on (#4603, #4588)', (
     expect(v?.loss?.cause.kind ?? null).toBe(kind);
   });
 
+  it('asks to be woken the moment a finished runner that still lives would count as stuck', () => {
+    const d = decide(
+      facts({ pods: [pod()], ephemeralRunners: [er()], jobs: [done(T0)] }),
+      DEFAULT_POLICY,
+      T0 + 10_000,
+    );
+    expect(d.actions).toEqual([]);
+    expect(d.wakeAt).toBe(T0 + 60_000);
+  });
+
   it('is freed at once: ARC will not free it', () => {
     const d = decide(
       facts({ pods: [pod()], ephemeralRunners: [er()], jobs: [done(T0)] }),
