@@ -108,7 +108,9 @@ export async function runEngine(trigger: Trigger, deps: EngineDeps): Promise<Eng
     decision.wakeAt,
     stored.wakeAt && stored.wakeAt > now ? stored.wakeAt : null,
   );
-  if (decision.wakeAt !== null) {
+  // One wake-up per moment: a wake already due no later than this one will decide again anyway.
+  const due = stored.wakeAt !== null && stored.wakeAt > now ? stored.wakeAt : null;
+  if (decision.wakeAt !== null && (due === null || decision.wakeAt < due)) {
     await deps.store.scheduleWake(decision.wakeAt, now);
     await deps.wake?.wakeAt(decision.wakeAt);
   }
