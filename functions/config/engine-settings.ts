@@ -1,11 +1,6 @@
 import { z } from 'zod';
 import type { SecretSource } from './settings.js';
-import { ConfigError } from './settings.js';
-
-const text = z
-  .string()
-  .optional()
-  .transform((value) => (value && value.trim() !== '' ? value.trim() : undefined));
+import { ConfigError, optionalText as text, problemsOf, secretSourceFrom } from './settings.js';
 
 const clusterAccessSchema = z.discriminatedUnion('kind', [
   z.strictObject({
@@ -41,9 +36,6 @@ const engineEnvSchema = z.object({
   POLICY_PARAMETER: text,
   CLUSTERS: z.string().default('{}'),
   GITHUB_API_URL: z.string().url().default('https://api.github.com'),
-  GITHUB_APP_CREDENTIALS: text,
-  GITHUB_APP_CREDENTIALS_PARAMETER: text,
-  GITHUB_APP_CREDENTIALS_ARN: text,
   DEFAULT_CLUSTER_NAME: text,
   WAKE_QUEUE_URL: text,
   SECRET_CACHE_SECONDS: z.coerce.number().int().nonnegative().default(300),
@@ -74,17 +66,12 @@ export interface EngineSettings {
 /** The remediate and reconcile functions' settings, every problem reported at once. */
 export function loadEngineSettings(env: Record<string, string | undefined>): EngineSettings {
   const parsed = engineEnvSchema.safeParse(env);
-  const problems = parsed.success
-    ? []
-    : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+  const problems = parsed.success ? [] : problemsOf(parsed.error);
   let clusters: z.output<typeof clustersSchema> = {};
   try {
     const result = clustersSchema.safeParse(JSON.parse(env.CLUSTERS ?? '{}'));
     if (result.success) clusters = result.data;
-    else
-      problems.push(
-        ...result.error.issues.map((i) => `CLUSTERS.${i.path.join('.')}: ${i.message}`),
-      );
+    else problems.push(...problemsOf(result.error, 'CLUSTERS.'));
   } catch {
     problems.push('CLUSTERS: not valid JSON');
   }
@@ -99,20 +86,9 @@ export function loadEngineSettings(env: Record<string, string | undefined>): Eng
   if (policies.length > 1)
     problems.push('set at most one of POLICY, POLICY_FILE or POLICY_PARAMETER');
 
-  const apps = [
-    e.GITHUB_APP_CREDENTIALS && ({ kind: 'env', value: e.GITHUB_APP_CREDENTIALS } as const),
-    e.GITHUB_APP_CREDENTIALS_PARAMETER &&
-      ({ kind: 'ssm', name: e.GITHUB_APP_CREDENTIALS_PARAMETER } as const),
-    e.GITHUB_APP_CREDENTIALS_ARN &&
-      ({ kind: 'secrets-manager', id: e.GITHUB_APP_CREDENTIALS_ARN } as const),
-  ].filter((s): s is SecretSource => Boolean(s));
-  if (apps.length !== 1) {
-    problems.push(
-      'set exactly one of GITHUB_APP_CREDENTIALS, GITHUB_APP_CREDENTIALS_PARAMETER or GITHUB_APP_CREDENTIALS_ARN',
-    );
-  }
-  const [githubApp] = apps;
-  if (problems.length > 0 || !githubApp) throw new ConfigError(problems);
+  const githubApp = secretSourceFrom(env, 'GITHUB_APP_CREDENTIALS');
+  if (typeof githubApp === 'string') problems.push(githubApp);
+  if (problems.length > 0 || typeof githubApp === 'string') throw new ConfigError(problems);
 
   return {
     tableName: e.TABLE_NAME,

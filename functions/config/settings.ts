@@ -12,15 +12,41 @@ export class ConfigError extends Error {
 }
 
 const LAMBDA_REQUEST_LIMIT = 6 * 1024 * 1024;
-const optionalText = z
+
+/** An optional variable; blank counts as unset. */
+export const optionalText = z
   .string()
   .optional()
   .transform((value) => (value && value.trim() !== '' ? value.trim() : undefined));
 
+/** Every problem zod found, each with the variable (and key path) it is about. */
+export function problemsOf(error: z.ZodError, prefix = ''): string[] {
+  return error.issues.map((issue) => `${prefix}${issue.path.join('.')}: ${issue.message}`);
+}
+
+/**
+ * A secret given as `NAME` (the value itself), `NAME_PARAMETER` (an SSM SecureString) or
+ * `NAME_ARN` (a Secrets Manager secret): exactly one, else the problem to report.
+ */
+export function secretSourceFrom(
+  env: Record<string, string | undefined>,
+  name: string,
+): SecretSource | string {
+  const [value, parameter, arn] = ['', '_PARAMETER', '_ARN'].map((suffix) =>
+    optionalText.parse(env[`${name}${suffix}`]),
+  );
+  const sources: SecretSource[] = [
+    ...(value !== undefined ? [{ kind: 'env', value } as const] : []),
+    ...(parameter !== undefined ? [{ kind: 'ssm', name: parameter } as const] : []),
+    ...(arn !== undefined ? [{ kind: 'secrets-manager', id: arn } as const] : []),
+  ];
+  const [source, ...extra] = sources;
+  return source && extra.length === 0
+    ? source
+    : `set exactly one of ${name}, ${name}_PARAMETER or ${name}_ARN`;
+}
+
 const webhookEnvSchema = z.object({
-  GITHUB_WEBHOOK_SECRET: optionalText,
-  GITHUB_WEBHOOK_SECRET_PARAMETER: optionalText,
-  GITHUB_WEBHOOK_SECRET_ARN: optionalText,
   TABLE_NAME: z.string().min(3, 'TABLE_NAME needs at least 3 characters'),
   DYNAMODB_ENDPOINT: optionalText,
   EVENT_SINK: z.enum(['eventbridge', 'stdout']).default('eventbridge'),
@@ -59,25 +85,10 @@ export interface WebhookSettings {
 
 export function loadWebhookSettings(env: Record<string, string | undefined>): WebhookSettings {
   const parsed = webhookEnvSchema.safeParse(env);
-  if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`),
-    );
-  }
+  if (!parsed.success) throw new ConfigError(problemsOf(parsed.error));
   const e = parsed.data;
-  const sources = [
-    e.GITHUB_WEBHOOK_SECRET && ({ kind: 'env', value: e.GITHUB_WEBHOOK_SECRET } as const),
-    e.GITHUB_WEBHOOK_SECRET_PARAMETER &&
-      ({ kind: 'ssm', name: e.GITHUB_WEBHOOK_SECRET_PARAMETER } as const),
-    e.GITHUB_WEBHOOK_SECRET_ARN &&
-      ({ kind: 'secrets-manager', id: e.GITHUB_WEBHOOK_SECRET_ARN } as const),
-  ].filter((source): source is SecretSource => Boolean(source));
-  const [secret, ...extra] = sources;
-  if (!secret || extra.length > 0) {
-    throw new ConfigError([
-      'set exactly one of GITHUB_WEBHOOK_SECRET, GITHUB_WEBHOOK_SECRET_PARAMETER or GITHUB_WEBHOOK_SECRET_ARN',
-    ]);
-  }
+  const secret = secretSourceFrom(env, 'GITHUB_WEBHOOK_SECRET');
+  if (typeof secret === 'string') throw new ConfigError([secret]);
   return {
     secret,
     tableName: e.TABLE_NAME,
@@ -111,9 +122,7 @@ export interface LocalSettings {
 /** Settings of `npm start`: no cloud, no network beyond loopback. */
 export function loadLocalSettings(env: Record<string, string | undefined>): LocalSettings {
   const parsed = localEnvSchema.safeParse(env);
-  if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
-  }
+  if (!parsed.success) throw new ConfigError(problemsOf(parsed.error));
   return {
     port: parsed.data.PORT,
     host: parsed.data.HOST,
