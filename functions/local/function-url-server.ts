@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Context, LambdaFunctionURLEvent, LambdaFunctionURLResult } from 'aws-lambda';
+import { localLambdaContext } from './lambda-context.js';
 
 export type FunctionUrlHandler = (
   event: LambdaFunctionURLEvent,
@@ -67,7 +68,10 @@ async function serve(
     res.end(JSON.stringify({ status: 'rejected', reason: 'request body too large' }));
     return;
   }
-  const result = await handler(toEvent(req, url, body), localContext(url.pathname));
+  const result = await handler(
+    toEvent(req, url, body),
+    localLambdaContext(`local${url.pathname.replace(/\//g, '-')}`),
+  );
   if (typeof result === 'string') {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(result);
@@ -125,23 +129,5 @@ function toEvent(req: http.IncomingMessage, url: URL, body: Buffer): LambdaFunct
       time: now.toUTCString(),
       timeEpoch: now.getTime(),
     },
-  };
-}
-
-function localContext(path: string): Context {
-  const deadline = Date.now() + 10_000;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: `local${path.replace(/\//g, '-')}`,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:local${path.replace(/\//g, '-')}`,
-    memoryLimitInMB: '256',
-    awsRequestId: randomUUID(),
-    logGroupName: 'local',
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
   };
 }

@@ -1,7 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import type { Context } from 'aws-lambda';
 import { EventBridgePublisher } from '../../functions/adapters/bus/eventbridge-publisher.js';
 import { OctokitGithubGateway } from '../../functions/adapters/github/github-gateway.js';
 import { createWebhookVerifier } from '../../functions/adapters/github/webhook-verifier.js';
@@ -16,6 +15,7 @@ import { createGithubWebhookHandler } from '../../functions/handlers/github-webh
 import { createReconcileHandler } from '../../functions/handlers/reconcile.js';
 import { createRemediateHandler } from '../../functions/handlers/remediate.js';
 import { startEmbeddedDynamo } from '../../functions/local/embedded-dynamo.js';
+import { localLambdaContext } from '../../functions/local/lambda-context.js';
 import type { EmbeddedDynamo } from '../../functions/local/embedded-dynamo.js';
 import type { FunctionUrlHandler, LocalServer } from '../../functions/local/function-url-server.js';
 import { startFunctionUrlServer } from '../../functions/local/function-url-server.js';
@@ -202,27 +202,10 @@ export class MedicHarness {
     if (this.stopped) return;
     const handler = fn === 'remediate' ? this.remediate : this.reconcile;
     try {
-      await handler?.(event, lambdaContext(fn));
+      await handler?.(event, localLambdaContext(`runner-medic-scenario-${fn}`, 60_000));
     } catch (error) {
       // EventBridge would retry and then dead-letter; the scenario records it.
       this.errors.push(`${fn} at ${this.options.clock.now()}: ${(error as Error).message}`);
     }
   }
-}
-
-function lambdaContext(fn: string): Context {
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: `runner-medic-scenario-${fn}`,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:eu-west-1:000000000000:function:runner-medic-scenario-${fn}`,
-    memoryLimitInMB: '256',
-    awsRequestId: 'scenario',
-    logGroupName: 'scenario',
-    logStreamName: 'scenario',
-    getRemainingTimeInMillis: () => 60_000,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
 }

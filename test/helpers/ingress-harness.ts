@@ -3,7 +3,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import type { Context, LambdaFunctionURLEvent, LambdaFunctionURLResult } from 'aws-lambda';
+import type { LambdaFunctionURLEvent, LambdaFunctionURLResult } from 'aws-lambda';
 import { EventBridgePublisher } from '../../functions/adapters/bus/eventbridge-publisher.js';
 import { createWebhookVerifier } from '../../functions/adapters/github/webhook-verifier.js';
 import { DynamoDeliveryLedger } from '../../functions/adapters/store/dynamo-delivery-ledger.js';
@@ -12,6 +12,7 @@ import { createDocumentClient } from '../../functions/config/webhook-wiring.js';
 import { createGithubWebhookHandler } from '../../functions/handlers/github-webhook.js';
 import type { ReceiveWebhookDeps } from '../../functions/ingress/receive-webhook.js';
 import { startEmbeddedDynamo } from '../../functions/local/embedded-dynamo.js';
+import { localLambdaContext } from '../../functions/local/lambda-context.js';
 import type { EmbeddedDynamo } from '../../functions/local/embedded-dynamo.js';
 import { EventBridgeSim } from '../../sim/aws/eventbridge-sim.js';
 import { SimClock } from '../../sim/clock.js';
@@ -73,21 +74,7 @@ export async function functionUrlEvent(delivery: Delivery): Promise<LambdaFuncti
   };
 }
 
-export const lambdaContext: Context = {
-  callbackWaitsForEmptyEventLoop: false,
-  functionName: 'runner-medic-test-github-webhook',
-  functionVersion: '$LATEST',
-  invokedFunctionArn:
-    'arn:aws:lambda:eu-west-1:123456789012:function:runner-medic-test-github-webhook',
-  memoryLimitInMB: '256',
-  awsRequestId: 'test-request',
-  logGroupName: 'test',
-  logStreamName: 'test',
-  getRemainingTimeInMillis: () => 10_000,
-  done: () => undefined,
-  fail: () => undefined,
-  succeed: () => undefined,
-};
+export const lambdaContext = localLambdaContext('runner-medic-test-github-webhook');
 
 export interface ParsedResult {
   statusCode: number;
