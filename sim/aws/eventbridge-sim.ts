@@ -1,5 +1,5 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { AwsJsonEndpoint } from './aws-json-endpoint.js';
+import type { AwsJsonReply } from './aws-json-endpoint.js';
 
 export interface ReceivedEntry {
   EventBusName?: string;
@@ -23,27 +23,19 @@ export interface EventBridgeSimOptions {
 export class EventBridgeSim {
   readonly entries: ReceivedEntry[] = [];
   calls = 0;
-  private server: http.Server | undefined;
+  private readonly endpoint = new AwsJsonEndpoint('application/x-amz-json-1.1', (target, request) =>
+    this.answer(target, request as { Entries?: ReceivedEntry[] }),
+  );
   private readonly listeners: ((entry: ReceivedEntry) => void)[] = [];
 
   constructor(public options: EventBridgeSimOptions = {}) {}
 
-  async start(): Promise<string> {
-    this.server = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => this.answer(req, Buffer.concat(chunks).toString('utf8'), res));
-    });
-    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
-    const { port } = this.server.address() as AddressInfo;
-    return `http://127.0.0.1:${port}`;
+  start(): Promise<string> {
+    return this.endpoint.start();
   }
 
-  async stop(): Promise<void> {
-    const server = this.server;
-    if (!server) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+  stop(): Promise<void> {
+    return this.endpoint.stop();
   }
 
   /** Called for every accepted entry, as the bus would route it to a target. */
@@ -56,21 +48,17 @@ export class EventBridgeSim {
     return this.entries.map((entry) => JSON.parse(entry.Detail) as unknown);
   }
 
-  private answer(req: http.IncomingMessage, body: string, res: http.ServerResponse) {
+  private answer(target: string, request: { Entries?: ReceivedEntry[] }): AwsJsonReply {
     const callIndex = this.calls++;
-    const send = (status: number, payload: object) => {
-      res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' });
-      res.end(JSON.stringify(payload));
-    };
-    if (req.headers['x-amz-target'] !== 'AWSEvents.PutEvents') {
-      send(400, { __type: 'UnknownOperationException', message: 'only PutEvents is simulated' });
-      return;
+    if (target !== 'AWSEvents.PutEvents') {
+      return {
+        status: 400,
+        body: { __type: 'UnknownOperationException', message: 'only PutEvents is simulated' },
+      };
     }
     if (this.options.failCall?.(callIndex)) {
-      send(500, { __type: 'InternalException', message: 'injected failure' });
-      return;
+      return { status: 500, body: { __type: 'InternalException', message: 'injected failure' } };
     }
-    const request = JSON.parse(body) as { Entries?: ReceivedEntry[] };
     const results = (request.Entries ?? []).map((entry) => {
       if (this.options.failEntry?.(entry, callIndex)) {
         return { ErrorCode: 'InternalFailure', ErrorMessage: 'injected entry failure' };
@@ -79,9 +67,9 @@ export class EventBridgeSim {
       for (const listener of this.listeners) listener(entry);
       return { EventId: `sim-${this.entries.length}` };
     });
-    send(200, {
-      Entries: results,
-      FailedEntryCount: results.filter((r) => 'ErrorCode' in r).length,
-    });
+    return {
+      status: 200,
+      body: { Entries: results, FailedEntryCount: results.filter((r) => 'ErrorCode' in r).length },
+    };
   }
 }
