@@ -10,21 +10,23 @@ import type {
   RunnerOwner,
   WebhookDeliveryAttempt,
 } from '../../ports/github-gateway.js';
+import {
+  githubJobSchema,
+  githubRunSchema,
+  toJobFacts,
+  toRunFacts,
+} from '../../domain/github-objects.js';
 import { collectPages, PER_PAGE } from './collect-pages.js';
 import { GithubRequestError } from './github-errors.js';
 import {
   annotationsPageSchema,
   deliveriesPageSchema,
   installationSchema,
-  jobSchema,
   jobsPageSchema,
   parseBody,
   runnersPageSchema,
-  runSchema,
   toDeliveryAttempt,
   toJobAnnotation,
-  toJobFacts,
-  toRunFacts,
   toRunnerRegistration,
 } from './github-responses.js';
 import { refusalOutcome } from './mutation-outcome.js';
@@ -123,7 +125,7 @@ export class OctokitGithubGateway implements GithubGateway {
         job_id: checkedId(jobId),
       }),
     );
-    return response && toJobFacts(parseBody(jobSchema, response.data, what));
+    return response && toJobFacts(parseBody(githubJobSchema, response.data, what));
   }
 
   async getRun(ref: RepoRef, runId: number): Promise<RunFacts | null> {
@@ -137,7 +139,7 @@ export class OctokitGithubGateway implements GithubGateway {
         run_id: checkedId(runId),
       }),
     );
-    return response && toRunFacts(parseBody(runSchema, response.data, what));
+    return response && toRunFacts(parseBody(githubRunSchema, response.data, what));
   }
 
   async listJobs(ref: RepoRef, runId: number): Promise<JobFacts[]> {

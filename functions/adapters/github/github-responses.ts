@@ -1,19 +1,15 @@
 import { z } from 'zod';
-import { githubId, githubJobSchema, githubRunSchema } from '../../domain/github-objects.js';
-export { toJobFacts, toRunFacts } from '../../domain/github-objects.js';
+import { githubId as id, githubJobSchema } from '../../domain/github-objects.js';
 import type { JobAnnotation } from '../../domain/annotations.js';
 import type { RunnerRegistration } from '../../domain/facts.js';
 import type { RunnerOwner, WebhookDeliveryAttempt } from '../../ports/github-gateway.js';
 import { GithubResponseError } from './github-errors.js';
 
-const id = githubId;
 const text = z.string().nullable();
-export const jobSchema = githubJobSchema;
-export const runSchema = githubRunSchema;
 
 export const jobsPageSchema = z.object({
   total_count: z.number().int().nonnegative(),
-  jobs: z.array(jobSchema),
+  jobs: z.array(githubJobSchema),
 });
 
 export const annotationsPageSchema = z.array(
