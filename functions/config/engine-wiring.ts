@@ -38,15 +38,7 @@ export function engineFromEnvironment(
   env: Record<string, string | undefined>,
   clock: Clock = systemClock,
 ): EngineProvider {
-  let shared:
-    | Promise<
-        Omit<EngineSetup['deps'], 'github'> & {
-          app: { appId: number; privateKey: string };
-          apiUrl: string;
-          defaultCluster?: string;
-        }
-      >
-    | undefined;
+  let shared: Promise<EngineSetup> | undefined;
   let remaining: () => number = () => 60_000;
 
   return async (remainingTimeMs) => {
@@ -67,7 +59,7 @@ export function engineFromEnvironment(
       const documents = createDocumentClient(
         settings.dynamoEndpoint ? { endpoint: settings.dynamoEndpoint } : {},
       );
-      return {
+      const deps: EngineSetup['deps'] = {
         store: new DynamoFactsStore(documents, settings.tableName),
         deliveries: new DynamoDeliveryLedger(documents, settings.tableName),
         clusters: new ClusterConnections({
@@ -93,41 +85,24 @@ export function engineFromEnvironment(
         ...(settings.wakeQueueUrl
           ? { wake: new SqsWakeScheduler(new SQSClient({}), settings.wakeQueueUrl, clock) }
           : {}),
-        app,
-        apiUrl: settings.githubApiUrl,
+        // One gateway per container: it caches installation tokens. The time budget is read live.
+        github: new OctokitGithubGateway({
+          baseUrl: settings.githubApiUrl,
+          appId: app.appId,
+          privateKey: app.privateKey,
+          remainingTimeMs: () => remaining(),
+        }),
+      };
+      return {
+        deps,
         ...(settings.defaultCluster ? { defaultCluster: settings.defaultCluster } : {}),
       };
     })().catch((error: unknown) => {
       shared = undefined;
       throw error;
     });
-    const { app, apiUrl, defaultCluster, ...deps } = await shared;
-    const github = gatewayFor(app, apiUrl, () => remaining());
-    return { deps: { ...deps, github }, ...(defaultCluster ? { defaultCluster } : {}) };
+    return shared;
   };
-}
-
-let cachedGateway: { key: string; gateway: OctokitGithubGateway } | undefined;
-
-/** One gateway per container (it caches installation tokens); the time budget is read live. */
-function gatewayFor(
-  app: { appId: number; privateKey: string },
-  baseUrl: string,
-  remainingTimeMs: () => number,
-): OctokitGithubGateway {
-  const key = `${baseUrl}#${app.appId}`;
-  if (cachedGateway?.key !== key) {
-    cachedGateway = {
-      key,
-      gateway: new OctokitGithubGateway({
-        baseUrl,
-        appId: app.appId,
-        privateKey: app.privateKey,
-        remainingTimeMs,
-      }),
-    };
-  }
-  return cachedGateway.gateway;
 }
 
 /** Reads and validates the policy document; a bad document is a ConfigError naming the keys. */

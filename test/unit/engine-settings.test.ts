@@ -74,3 +74,29 @@ describe('policyReader', () => {
     await expect(read()).rejects.toThrow(/rules\.rerunKilledJob\.budget/);
   });
 });
+
+describe('engineFromEnvironment', () => {
+  it('builds the engine once per container and reuses its clients', async () => {
+    const { generateKeyPairSync } = await import('node:crypto');
+    const { engineFromEnvironment } = await import('../../functions/config/engine-wiring.js');
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const provider = engineFromEnvironment({
+      TABLE_NAME: 'runner-medic',
+      GITHUB_APP_CREDENTIALS: JSON.stringify({
+        appId: 42,
+        privateKey: privateKey.export({ type: 'pkcs1', format: 'pem' }),
+      }),
+      POLICY: 'dryRun: true',
+      DEFAULT_CLUSTER_NAME: 'prod-eu',
+    });
+
+    const first = await provider(() => 1000);
+    const second = await provider(() => 2000);
+
+    expect(second.deps.github).toBe(first.deps.github);
+    expect(second.deps.store).toBe(first.deps.store);
+    expect(first.defaultCluster).toBe('prod-eu');
+    expect((await first.deps.policy()).dryRun).toBe(true);
+    expect(first.deps.wake).toBeUndefined();
+  });
+});
