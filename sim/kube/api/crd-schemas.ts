@@ -1,6 +1,5 @@
 /**
- * Loads ARC's real CRDs from `../shared/fixtures/arc-crds/` (beside the repository root; CI
- * clones the repository into another folder with shared/ next to it), or from
+ * Loads ARC's real CRDs, vendored in `sim/kube/crds/` (see its SOURCE.md), or from
  * `RUNNER_MEDIC_ARC_CRDS` when set.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -30,7 +29,7 @@ export function repoRoot(): string {
 }
 
 export function crdDirectory(): string {
-  return process.env.RUNNER_MEDIC_ARC_CRDS ?? resolve(repoRoot(), '../shared/fixtures/arc-crds');
+  return process.env.RUNNER_MEDIC_ARC_CRDS ?? resolve(repoRoot(), 'sim/kube/crds');
 }
 
 const cache = new Map<string, CrdVersion>();
@@ -41,7 +40,7 @@ export function loadCrd(plural: string): CrdVersion {
   const file = join(crdDirectory(), `actions.github.com_${plural}.yaml`);
   if (!existsSync(file)) {
     throw new Error(
-      `ARC CRD not found at ${file}: sim/kube expects shared/ beside the repository (../shared/fixtures/arc-crds) or RUNNER_MEDIC_ARC_CRDS`,
+      `ARC CRD not found at ${file}: the CRDs are vendored in sim/kube/crds; RUNNER_MEDIC_ARC_CRDS overrides the folder`,
     );
   }
   const doc = parse(readFileSync(file, 'utf8')) as {
