@@ -40,6 +40,8 @@ export interface MedicHarnessOptions {
   eventDuplicate?: number;
   eventReorder?: number;
   seed?: number | string;
+  /** Told of each audit event as it is published (the sandbox prints them in its timeline). */
+  onRemediation?: (record: RemediationRecord) => void;
 }
 
 export interface RemediationRecord {
@@ -168,7 +170,9 @@ export class MedicHarness {
   private route(entry: ReceivedEntry): void {
     const detail = JSON.parse(entry.Detail) as Record<string, unknown>;
     if (entry.DetailType === 'Remediation') {
-      this.remediations.push({ at: this.options.clock.now(), detail });
+      const record = { at: this.options.clock.now(), detail };
+      this.remediations.push(record);
+      this.options.onRemediation?.(record);
       return;
     }
     this.options.clock.after(this.options.busDelayMs ?? 500, `bus ${entry.DetailType}`, () =>

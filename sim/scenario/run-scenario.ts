@@ -15,6 +15,8 @@ export interface RunOptions {
   createCluster: (input: CreateClusterInput) => Promise<ClusterTwin>;
   /** Called with each line of the readable timeline. */
   onTimeline?: (line: string) => void;
+  /** Describes one of runner-medic's audit events for the timeline (the sandbox's story). */
+  describeRemediation?: (detail: Record<string, unknown>) => string;
   /** Moves the clock to the end; by default at once. The sandbox paces it against real time. */
   drive?: (clock: SimClock, end: number) => Promise<void>;
   verbose?: boolean;
@@ -126,6 +128,12 @@ export async function runScenario(
         eventDuplicate: scenario.rates.eventDuplicate,
         eventReorder: scenario.rates.eventReorder,
         seed: scenario.seed,
+        ...(options.describeRemediation
+          ? {
+              onRemediation: (record) =>
+                say(`medic   ${options.describeRemediation?.(record.detail) ?? ''}`),
+            }
+          : {}),
       });
       await medic.start();
       for (const cluster of clusters) cluster.onBusEntry((entry) => medic?.putClusterEvent(entry));
