@@ -17,6 +17,7 @@ import { defaultRunnerTemplate } from './arc/resource-builder.js';
 import { EventBus } from './export/event-bus.js';
 import { EventExporter } from './export/event-exporter.js';
 import { Faults } from './faults.js';
+import { applyManifest, applyManifestFile, type LoadManifestOptions } from './manifest.js';
 import { InMemoryActionsService } from './in-memory-actions-service.js';
 import { Ec2 } from './models/ec2.js';
 import { EventRecorder } from './models/event-recorder.js';
@@ -32,7 +33,14 @@ import { NodeLifecycle } from './models/node-lifecycle.js';
 import { nodeName, nodeObject } from './models/nodes.js';
 import { Scheduler } from './models/scheduler.js';
 import type { ModelError } from './models/work-queue.js';
-import type { AutoscalingRunnerSet, EphemeralRunner, Node, Pod, PodSpec } from './types.js';
+import type {
+  AutoscalingRunnerSet,
+  EphemeralRunner,
+  KubeObject,
+  Node,
+  Pod,
+  PodSpec,
+} from './types.js';
 
 export interface SimClusterOptions {
   /** Cluster name (kubeconfig, exporter `clusterName`). Default `sim`. */
@@ -59,6 +67,14 @@ export interface SimClusterOptions {
   shutdownGracePeriodMs?: number;
   /** Actors given bearer tokens. Default runner-medic, user, admin. */
   actors?: string[];
+  /**
+   * Enforce RBAC on HTTP requests (default false for now). Tokens authenticate to a user named
+   * after the actor, in `system:authenticated` plus its groups (`admin`: `system:masters`,
+   * `runner-medic`: `runner-medic`). Load the grants with `applyManifestFile`.
+   */
+  rbac?: boolean;
+  /** Extra groups per actor (see `DEFAULT_ACTOR_GROUPS`). */
+  groups?: Record<string, string[]>;
   /** Watch history length before 410 Gone. */
   historyLimit?: number;
   /** Real ms between watch bookmarks. */
@@ -132,6 +148,8 @@ export class SimCluster {
       actors: options.actors,
       historyLimit: options.historyLimit,
       bookmarkIntervalMs: options.bookmarkIntervalMs,
+      rbac: options.rbac,
+      groups: options.groups,
     });
     this.api = this.apiServer.api;
     this.audit = this.apiServer.audit;
@@ -263,6 +281,19 @@ export class SimCluster {
       await this.clock.advance(step);
     }
     return this.clock.now() - start;
+  }
+
+  /**
+   * `kubectl apply -f` of a multi-document manifest (RBAC, namespaces, ...): each object created
+   * or replaced. With `namespaces`, namespaced documents are instantiated in each of them.
+   */
+  applyManifest(text: string, options: LoadManifestOptions = {}): KubeObject[] {
+    return applyManifest(this.api, text, options);
+  }
+
+  /** `applyManifest` of a file, e.g. `infra/kubernetes/rbac.yaml`. */
+  applyManifestFile(path: string, options: LoadManifestOptions = {}): KubeObject[] {
+    return applyManifestFile(this.api, path, options);
   }
 
   createNamespace(name: string): void {

@@ -20,3 +20,18 @@ export type { BusDelivery, EventBridgeEvent, PutEventsEntry } from './export/eve
 export type { ArcVersion } from './arc/arc-version.js';
 export { DEFAULT_TIMINGS, type Timings } from './models/model-context.js';
 export * from './types.js';
+export { DEFAULT_ACTOR_GROUPS } from './api/api-server.js';
+export {
+  RbacAuthorizer,
+  forbiddenMessage,
+  type Decision,
+  type RequestAttributes,
+  type UserInfo,
+} from './api/rbac.js';
+export {
+  applyManifest,
+  applyManifestFile,
+  parseManifest,
+  ManifestError,
+  type LoadManifestOptions,
+} from './manifest.js';

@@ -9,6 +9,8 @@ import { renderKubeconfig } from '../kubeconfig.js';
 import { AuditLog } from './audit.js';
 import { KubeHttpServer, LOOPBACK_CA_PEM } from './http-server.js';
 import { KubeApi } from './kube-api.js';
+import { bootstrapPolicy, RbacAuthorizer, type UserInfo } from './rbac.js';
+import { resourceByKind } from './resources.js';
 import { ObjectStore } from './store.js';
 import type { SchemaFlavour } from './validation.js';
 
@@ -21,7 +23,25 @@ export interface ApiServerOptions {
   actors?: string[];
   historyLimit?: number;
   bookmarkIntervalMs?: number;
+  /**
+   * Enforce RBAC on HTTP requests (default false: every authenticated request is allowed).
+   * The in-process models (ARC, kubelet, Karpenter, ...) call KubeApi directly and are never
+   * checked, as the controllers' own privileged identities would be.
+   */
+  rbac?: boolean;
+  /** Extra groups per actor, beyond `system:authenticated` and the defaults below. */
+  groups?: Record<string, string[]>;
 }
+
+/**
+ * Groups the default actors authenticate with: `admin` is a cluster admin (`system:masters`);
+ * `runner-medic` is in the group `infra/kubernetes/rbac*.yaml` binds (an EKS access entry maps the
+ * Lambda role to it).
+ */
+export const DEFAULT_ACTOR_GROUPS: Record<string, string[]> = {
+  admin: ['system:masters'],
+  'runner-medic': ['runner-medic'],
+};
 
 export class ApiServer {
   readonly api: KubeApi;
@@ -29,6 +49,8 @@ export class ApiServer {
   readonly store: ObjectStore;
   private readonly http: KubeHttpServer;
   private readonly tokens = new Map<string, string>();
+  private readonly groups = new Map<string, string[]>();
+  private authorizer: RbacAuthorizer | undefined;
 
   constructor(private readonly options: ApiServerOptions) {
     this.store = new ObjectStore({ historyLimit: options.historyLimit });
@@ -43,11 +65,15 @@ export class ApiServer {
     const tokenRng = options.rng.fork('tokens');
     for (const actor of options.actors ?? ['runner-medic', 'user', 'admin'])
       this.tokens.set(actor, `sim-${actor}-${hexId(tokenRng, 24)}`);
+    for (const [actor, groups] of Object.entries({ ...DEFAULT_ACTOR_GROUPS, ...options.groups }))
+      this.groups.set(actor, [...groups]);
     const byToken: Record<string, string> = {};
     this.http = new KubeHttpServer(this.api, options.clock, {
       tokens: byToken,
       bookmarkIntervalMs: options.bookmarkIntervalMs,
+      users: (actor) => this.user(actor),
     });
+    if (options.rbac) this.enableRbac();
     this.refreshTokens(byToken);
     this.byToken = byToken;
   }
@@ -58,8 +84,45 @@ export class ApiServer {
     for (const [actor, token] of this.tokens) byToken[token] = actor;
   }
 
+  /** The user a token of `actor` authenticates to (SelfSubjectReview shows it). */
+  user(actor: string): UserInfo {
+    const extra = this.groups.get(actor) ?? [];
+    return {
+      username: actor,
+      groups:
+        actor === 'anonymous' ? ['system:unauthenticated'] : [...extra, 'system:authenticated'],
+    };
+  }
+
+  /** Replaces an actor's groups (besides `system:authenticated`). */
+  setGroups(actor: string, groups: string[]): void {
+    this.groups.set(actor, [...groups]);
+  }
+
+  /**
+   * Turns RBAC enforcement on: seeds the bootstrap policy (discovery and self-reviews for every
+   * authenticated user) and checks every HTTP request against the RBAC objects in the store.
+   */
+  enableRbac(): RbacAuthorizer {
+    if (this.authorizer) return this.authorizer;
+    for (const obj of bootstrapPolicy()) {
+      const def = resourceByKind(obj.apiVersion, obj.kind);
+      if (def && !this.api.tryGet(def, undefined, obj.metadata.name as string))
+        this.api.create('kube-apiserver', def, undefined, obj);
+    }
+    this.authorizer = new RbacAuthorizer(this.store);
+    this.http.authorizer = this.authorizer;
+    return this.authorizer;
+  }
+
+  /** The RBAC authorizer when enforcement is on. */
+  get rbac(): RbacAuthorizer | undefined {
+    return this.authorizer;
+  }
+
   /** Adds an actor (a new bearer token); returns its token. */
-  addActor(actor: string): string {
+  addActor(actor: string, groups?: string[]): string {
+    if (groups) this.setGroups(actor, groups);
     let token = this.tokens.get(actor);
     if (!token) {
       token = `sim-${actor}-${hexId(this.options.rng.fork(`token:${actor}`), 24)}`;

@@ -23,7 +23,8 @@ import { discovery } from './discovery.js';
 import type { DeleteOptions, KubeApi } from './kube-api.js';
 import { patchTypeFromContentType } from './patch.js';
 import { apiVersionOf, type ResourceDef } from './resources.js';
-import { route } from './router.js';
+import { forbidden, type Decision, type RequestAttributes, type UserInfo } from './rbac.js';
+import { route, type Route } from './router.js';
 import { toTable, wantsTable } from './table.js';
 import { serveWatch } from './watch.js';
 
@@ -34,11 +35,20 @@ export interface HttpServerOptions {
   bookmarkIntervalMs?: number;
   /** Largest request body accepted (default 3 MiB, like the real server). */
   maxBodyBytes?: number;
+  /** Actor name → the user and groups its token authenticates to (default: the name, no groups). */
+  users?: (actor: string) => UserInfo;
+}
+
+/** Decides requests when set (RBAC); unset, every authenticated request is allowed. */
+export interface Authorizer {
+  authorize(user: UserInfo, attrs: RequestAttributes): Decision;
 }
 
 export class KubeHttpServer {
   /** Answers a request with this status (a 5xx `Status`) instead of serving it, when set and it says so. */
   fault: ((actor: string, method: string) => number | undefined) | undefined;
+  /** RBAC (or another authorizer); undefined = AlwaysAllow. */
+  authorizer: Authorizer | undefined;
   private servers: Server[] = [];
   private readonly stops = new Set<() => void>();
   private portNumber = 0;
@@ -151,6 +161,19 @@ export class KubeHttpServer {
         ).toStatus(),
       );
     }
+    const user = this.userOf(who);
+    if (r.kind === 'discovery' && actor) {
+      const attrs: RequestAttributes = {
+        verb: method.toLowerCase(),
+        resourceRequest: false,
+        path: r.path,
+      };
+      const decision = this.authorizer?.authorize(user, attrs);
+      if (decision && !decision.allowed) {
+        log('discovery', 403);
+        return this.send(res, 403, forbidden(user, attrs, decision.reason).toStatus());
+      }
+    }
     if (r.kind === 'discovery') {
       const body =
         method === 'GET'
@@ -181,6 +204,24 @@ export class KubeHttpServer {
     const dryRun = q.getAll('dryRun').includes('All');
     let verb = 'unknown';
     try {
+      const attrs = requestAttributes(method, r, q);
+      const decision = this.authorizer?.authorize(user, attrs);
+      if (decision && !decision.allowed) {
+        verb = attrs.verb;
+        throw forbidden(user, attrs, decision.reason);
+      }
+      if (def.review) {
+        verb = 'create';
+        if (method !== 'POST' || name)
+          throw new ApiError(
+            405,
+            'MethodNotAllowed',
+            'the server does not allow this method on the requested resource',
+          );
+        const body = this.review(def, user, await readJson(req, this.options.maxBodyBytes));
+        log(verb, 201);
+        return this.send(res, 201, body);
+      }
       if (
         subresource &&
         !(subresource === 'status' && def.subresources.includes('status')) &&
@@ -369,6 +410,72 @@ export class KubeHttpServer {
     }
   }
 
+  userOf(actor: string): UserInfo {
+    return this.options.users?.(actor) ?? { username: actor, groups: [] };
+  }
+
+  /** SelfSubjectAccessReview / SelfSubjectReview: answered from the caller's own identity. */
+  private review(def: ResourceDef, user: UserInfo, input: unknown): unknown {
+    const body = (input && typeof input === 'object' ? input : {}) as {
+      spec?: {
+        resourceAttributes?: Record<string, string | undefined>;
+        nonResourceAttributes?: { path?: string; verb?: string };
+      };
+      metadata?: Record<string, unknown>;
+    };
+    const head = {
+      kind: def.kind,
+      apiVersion: apiVersionOf(def),
+      metadata: {
+        creationTimestamp: null,
+        ...(body.metadata?.name ? { name: body.metadata.name } : {}),
+      },
+    };
+    if (def.kind === 'SelfSubjectReview')
+      return {
+        ...head,
+        status: {
+          userInfo: {
+            username: user.username,
+            ...(user.uid ? { uid: user.uid } : {}),
+            groups: user.groups,
+          },
+        },
+      };
+    const spec = body.spec ?? {};
+    const ra = spec.resourceAttributes;
+    const nra = spec.nonResourceAttributes;
+    if ((ra ? 1 : 0) + (nra ? 1 : 0) !== 1)
+      throw errors.invalid({ group: def.group, resource: def.plural, name: '' }, def.kind, [
+        {
+          reason: 'FieldValueInvalid',
+          field: 'spec.resourceAttributes',
+          message: `Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified`,
+        },
+      ]);
+    const attrs: RequestAttributes = ra
+      ? {
+          verb: ra.verb ?? '',
+          resourceRequest: true,
+          apiGroup: ra.group ?? '',
+          apiVersion: ra.version,
+          resource: ra.resource ?? '',
+          subresource: ra.subresource ?? '',
+          namespace: ra.namespace ?? '',
+          name: ra.name ?? '',
+        }
+      : { verb: nra?.verb ?? '', resourceRequest: false, path: nra?.path ?? '' };
+    const decision = this.authorizer?.authorize(user, attrs) ?? { allowed: true, reason: '' };
+    return {
+      ...head,
+      spec,
+      status: {
+        allowed: decision.allowed,
+        ...(decision.reason ? { reason: decision.reason } : {}),
+      },
+    };
+  }
+
   private fail(res: ServerResponse, e: unknown): void {
     if (res.headersSent) {
       res.end();
@@ -387,6 +494,59 @@ export class KubeHttpServer {
     });
     res.end(text);
   }
+}
+
+/**
+ * authorizer.Attributes of a resource request, as the apiserver's RequestInfoFactory derives them
+ * (staging/src/k8s.io/apiserver/pkg/endpoints/request/requestinfo.go): the verb from the method,
+ * a Namespace object's own name as its namespace, the name of a list/watch from a
+ * `metadata.name=` field selector.
+ */
+function requestAttributes(
+  method: string,
+  r: Extract<Route, { kind: 'resource' }>,
+  q: URLSearchParams,
+): RequestAttributes {
+  const { def } = r;
+  let name = r.name;
+  let verb: string;
+  switch (method) {
+    case 'GET':
+    case 'HEAD':
+      verb = r.watchPath || isTrue(q.get('watch')) ? 'watch' : name ? 'get' : 'list';
+      break;
+    case 'POST':
+      verb = 'create';
+      break;
+    case 'PUT':
+      verb = 'update';
+      break;
+    case 'PATCH':
+      verb = 'patch';
+      break;
+    case 'DELETE':
+      verb = name ? 'delete' : 'deletecollection';
+      break;
+    default:
+      verb = method.toLowerCase();
+  }
+  if (!name && (verb === 'list' || verb === 'watch')) {
+    const fs = q.get('fieldSelector') ?? '';
+    const m = /^metadata\.name==?([^,]+)$/.exec(fs);
+    if (m) name = m[1];
+  }
+  let namespace = def.namespaced ? (r.namespace ?? '') : '';
+  if (def.plural === 'namespaces' && r.name) namespace = r.name;
+  return {
+    verb,
+    resourceRequest: true,
+    apiGroup: def.group,
+    apiVersion: def.version,
+    resource: def.plural,
+    subresource: r.subresource ?? '',
+    namespace,
+    name: name ?? '',
+  };
 }
 
 function isTrue(v: string | null): boolean {

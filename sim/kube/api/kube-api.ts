@@ -587,6 +587,14 @@ export class KubeApi {
         }
       }
       if (def.plural === 'pods') immutablePodFields(existing as Pod, next as Pod, def);
+      if (def.kind.endsWith('RoleBinding') && !sameJson(existing.roleRef, next.roleRef))
+        throw errors.invalid(target(def, existing.metadata.name), def.kind, [
+          {
+            reason: 'FieldValueInvalid',
+            field: 'roleRef',
+            message: `Invalid value: ${JSON.stringify(next.roleRef)}: cannot change roleRef`,
+          },
+        ]);
       if (!sameJson(withoutMetaStatus(existing), withoutMetaStatus(next)))
         m.generation = (existing.metadata.generation ?? 1) + 1;
     }

@@ -26,6 +26,8 @@ export interface ResourceDef {
   custom: boolean;
   printerColumns?: PrinterColumn[];
   categories?: string[];
+  /** A review (SelfSubjectAccessReview, SelfSubjectReview): create-only, answered, not stored. */
+  review?: boolean;
 }
 
 const ALL_VERBS = [
@@ -137,6 +139,55 @@ export const RESOURCES: ResourceDef[] = [
     subresources: [],
     fieldSelectors: [...META_FIELDS, 'type'],
     custom: false,
+  },
+  ...(
+    [
+      ['Role', true],
+      ['RoleBinding', true],
+      ['ClusterRole', false],
+      ['ClusterRoleBinding', false],
+    ] as const
+  ).map(([kind, namespaced]): ResourceDef => ({
+    group: 'rbac.authorization.k8s.io',
+    version: 'v1',
+    plural: `${kind.toLowerCase()}s`,
+    singular: kind.toLowerCase(),
+    kind,
+    listKind: `${kind}List`,
+    namespaced,
+    verbs: ALL_VERBS,
+    subresources: [],
+    fieldSelectors: META_FIELDS,
+    custom: false,
+  })),
+  // Reviews are create-only and never stored: the server answers them (http-server.ts).
+  {
+    group: 'authorization.k8s.io',
+    version: 'v1',
+    plural: 'selfsubjectaccessreviews',
+    singular: '',
+    kind: 'SelfSubjectAccessReview',
+    listKind: 'SelfSubjectAccessReviewList',
+    namespaced: false,
+    verbs: ['create'],
+    subresources: [],
+    fieldSelectors: [],
+    custom: false,
+    review: true,
+  },
+  {
+    group: 'authentication.k8s.io',
+    version: 'v1',
+    plural: 'selfsubjectreviews',
+    singular: '',
+    kind: 'SelfSubjectReview',
+    listKind: 'SelfSubjectReviewList',
+    namespaced: false,
+    verbs: ['create'],
+    subresources: [],
+    fieldSelectors: [],
+    custom: false,
+    review: true,
   },
   ...(['EphemeralRunner', 'EphemeralRunnerSet', 'AutoscalingRunnerSet'] as const).map(
     (kind): ResourceDef => ({

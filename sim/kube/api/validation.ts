@@ -160,7 +160,15 @@ export function validateMeta(def: ResourceDef, obj: KubeObject): StatusCause[] {
       field: 'metadata.name',
       message: 'Required value: name or generateName is required',
     });
-  else if (
+  else if (def.group === 'rbac.authorization.k8s.io') {
+    // RBAC names are path segments (ValidateRBACName): `system:basic-user` is valid.
+    if (name === '.' || name === '..' || /[/%]/.test(name))
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field: 'metadata.name',
+        message: `Invalid value: "${name}": may not contain '/' or '%', and may not be '.' or '..'`,
+      });
+  } else if (
     name.length > 253 ||
     !DNS_SUBDOMAIN.test(name) ||
     (def.plural === 'namespaces' && !DNS_LABEL.test(name))
@@ -246,6 +254,7 @@ export function validateCore(def: ResourceDef, obj: KubeObject): StatusCause[] {
       });
     }
   }
+  if (def.group === 'rbac.authorization.k8s.io') causes.push(...validateRbac(def, obj));
   if (def.plural === 'events') {
     const io = obj.involvedObject as { name?: string } | undefined;
     if (!io)
@@ -254,6 +263,72 @@ export function validateCore(def: ResourceDef, obj: KubeObject): StatusCause[] {
         field: 'involvedObject',
         message: 'Required value',
       });
+  }
+  return causes;
+}
+
+/** pkg/apis/rbac/validation: rules need verbs; bindings need a roleRef and known subject kinds. */
+function validateRbac(def: ResourceDef, obj: KubeObject): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const required = (field: string) =>
+    causes.push({ reason: 'FieldValueRequired', field, message: 'Required value' });
+  if (def.kind === 'Role' || def.kind === 'ClusterRole') {
+    const rules = (obj.rules ?? []) as {
+      verbs?: unknown;
+      apiGroups?: unknown;
+      resources?: unknown;
+      nonResourceURLs?: unknown;
+    }[];
+    if (!Array.isArray(rules)) {
+      causes.push({ reason: 'FieldValueInvalid', field: 'rules', message: 'Invalid value' });
+      return causes;
+    }
+    rules.forEach((r, i) => {
+      if (!Array.isArray(r.verbs) || r.verbs.length === 0) required(`rules[${i}].verbs`);
+      const urls = Array.isArray(r.nonResourceURLs) ? r.nonResourceURLs.length : 0;
+      if (urls > 0 && def.kind === 'Role')
+        causes.push({
+          reason: 'FieldValueInvalid',
+          field: `rules[${i}].nonResourceURLs`,
+          message: `Invalid value: ${JSON.stringify(r.nonResourceURLs)}: namespaced rules cannot apply to non-resource URLs`,
+        });
+      if (urls === 0) {
+        if (!Array.isArray(r.apiGroups) || r.apiGroups.length === 0)
+          required(`rules[${i}].apiGroups`);
+        if (!Array.isArray(r.resources) || r.resources.length === 0)
+          required(`rules[${i}].resources`);
+      }
+    });
+  }
+  if (def.kind === 'RoleBinding' || def.kind === 'ClusterRoleBinding') {
+    const ref = obj.roleRef as { apiGroup?: string; kind?: string; name?: string } | undefined;
+    if (!ref) required('roleRef');
+    else {
+      if (!ref.name) required('roleRef.name');
+      const kinds = def.kind === 'ClusterRoleBinding' ? ['ClusterRole'] : ['Role', 'ClusterRole'];
+      if (!ref.kind || !kinds.includes(ref.kind))
+        causes.push({
+          reason: 'FieldValueNotSupported',
+          field: 'roleRef.kind',
+          message: `Unsupported value: "${ref.kind ?? ''}": supported values: ${kinds.map((k) => `"${k}"`).join(', ')}`,
+        });
+      if (ref.apiGroup !== 'rbac.authorization.k8s.io')
+        causes.push({
+          reason: 'FieldValueNotSupported',
+          field: 'roleRef.apiGroup',
+          message: `Unsupported value: "${ref.apiGroup ?? ''}": supported values: "rbac.authorization.k8s.io"`,
+        });
+    }
+    const subjects = (obj.subjects ?? []) as { kind?: string; name?: string }[];
+    (Array.isArray(subjects) ? subjects : []).forEach((s, i) => {
+      if (!s.name) required(`subjects[${i}].name`);
+      if (!['User', 'Group', 'ServiceAccount'].includes(s.kind ?? ''))
+        causes.push({
+          reason: 'FieldValueNotSupported',
+          field: `subjects[${i}].kind`,
+          message: `Unsupported value: "${s.kind ?? ''}": supported values: "ServiceAccount", "User", "Group"`,
+        });
+    });
   }
   return causes;
 }
