@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { asAppDelivery, examplesFor } from '../helpers/webhook-examples.js';
 import { signBody } from '../helpers/ingress-harness.js';
-import { startNpmStart } from '../helpers/npm-start.js';
+import { runNpmStart, startNpmStart } from '../helpers/npm-start.js';
 import type { StartedProcess } from '../helpers/npm-start.js';
 
 const SECRET = 'e2e-secret';
@@ -65,17 +65,44 @@ describe('npm start serves the webhook over real HTTP', () => {
 });
 
 describe('npm start plays the sandbox: runner-medic around the simulators, no network', () => {
-  it('replays the Karpenter seed and reports it recovered', async () => {
-    const sandbox = await startNpmStart({ SANDBOX_SPEED: '20000' });
-    try {
-      const stderr = await sandbox.stderrMatching(
-        /runner-medic calls: [^\n]*\n[^\n]*\n[^\n]*→ \d+/,
-      );
-      expect(stderr).toMatch(/PASSED {2}seed-karpenter-mid-job {2}\(with runner-medic/);
-      expect(stderr).toMatch(/runner-medic {2}github rerun-failed-jobs .* → 201/);
-      expect(stderr).toMatch(/job build #2 completed .* \(success\)/);
-    } finally {
-      await sandbox.stop();
-    }
+  it('--once tells the story as it happens, sets ARC alone beside it, and exits 0 when recovered', async () => {
+    const run = await runNpmStart(['--once'], { SANDBOX_SPEED: '100000' });
+
+    expect(run.code).toBe(0);
+    const lines = run.stderr.split('\n');
+    const at = (pattern: RegExp) => lines.findIndex((line) => pattern.test(line));
+    const rerun = at(
+      /^\s+\d+\.\ds {2}medic {3}rerun-failed-jobs .*→ succeeded {2}\[rerun-killed-job\]/,
+    );
+    const secondAttempt = at(/job build #2 completed .* \(success\)/);
+    const outcome = at(/^PASSED {2}seed-karpenter-mid-job {2}\(with runner-medic/);
+    // runner-medic's re-run stands in the timeline where it happened: before the job's second
+    // attempt and before the outcome, not after it.
+    expect(rerun).toBeGreaterThan(-1);
+    expect(secondAttempt).toBeGreaterThan(rerun);
+    expect(outcome).toBeGreaterThan(secondAttempt);
+    expect(run.stderr).toMatch(/summary: seed-karpenter-mid-job/);
+    expect(run.stderr).toMatch(
+      /build +failure #1, lost at 120\.1s, never moving again +success #2, lost at 120\.1s, moving again at 120\.\ds +over \d+s \(ARC alone never recovers\)/,
+    );
+    expect(run.stderr).toMatch(/runner-medic recovered every job the scenario expects/);
+    expect(run.stderr).not.toMatch(/local runtime on/);
   }, 120_000);
+
+  it('--once exits 1 when runner-medic does not meet the scenario', async () => {
+    const run = await runNpmStart(['--once'], {
+      SANDBOX_SPEED: '100000',
+      SANDBOX_SCENARIO: 'test/e2e/fixtures/sandbox-unmet-expectation.yaml',
+    });
+
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/FAILED {2}sandbox-unmet-expectation/);
+    expect(run.stderr).toMatch(/runner-medic did NOT meet the scenario/);
+  }, 120_000);
+
+  it('a crashed npm start fails its waiter at once, with what it printed', async () => {
+    await expect(startNpmStart({ PORT: 'not-a-port' })).rejects.toThrow(
+      /npm start exited \(code 1[\s\S]*PORT/,
+    );
+  }, 60_000);
 });
