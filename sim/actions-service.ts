@@ -57,6 +57,14 @@ export interface ActionsService {
   removeRunner(runnerId: number): 'removed' | 'busy' | 'not-found';
 
   /**
+   * The runner process reports its version as it opens its message session (before it asks for
+   * work). Returns GitHub's refusal text when that version may no longer receive jobs (the runner
+   * then logs it and exits 0, its pod cycling), or undefined. Optional: twins without runner
+   * version enforcement leave it out.
+   */
+  runnerVersionRefusal?(runnerName: string, version: string): string | undefined;
+
+  /**
    * Called when the service finishes the job a runner holds (success, failure or cancel), so the
    * runner process exits with code 0. Returns an unsubscribe function.
    */

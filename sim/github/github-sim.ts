@@ -15,8 +15,14 @@ import { GitHubStore } from './model/github-store.js';
 import { IdSource } from './model/id-source.js';
 import type { EngineTiming } from './model/job-engine.js';
 import { DEFAULT_TIMING, JobEngine } from './model/job-engine.js';
-import type { Outcome, TriggerOptions } from './model/run-control.js';
-import { RunControl } from './model/run-control.js';
+import type {
+  CancelFailure,
+  Outcome,
+  RunControlKnobs,
+  TriggerOptions,
+} from './model/run-control.js';
+import { DEFAULT_RUN_CONTROL_KNOBS, RunControl } from './model/run-control.js';
+import type { RunnerDeprecation } from './model/runner-versions.js';
 import { SimActionsService } from './model/sim-actions-service.js';
 import type { Actor, AuditEntry, Job, Run, Runner, WorkflowSpec } from './model/types.js';
 import type { ApiUrls } from './payloads/api-urls.js';
@@ -42,6 +48,10 @@ export interface GitHubSimOptions {
   webhook?: WebhookTarget;
   knobs?: Partial<WebhookKnobs>;
   timing?: Partial<EngineTiming>;
+  /** Refusals beyond the plain rules: `403 already running` persistence, cancel failures. */
+  behaviour?: Partial<RunControlKnobs>;
+  /** Runner version enforcement: runners below a version get no jobs and exit 0. */
+  runnerDeprecation?: RunnerDeprecation;
   /** Primary rate limit per token owner per (simulated) hour. @default 5000 */
   rateLimit?: number;
   /** Hosts written into payloads and bodies. @default api.github.com / github.com */
@@ -90,7 +100,12 @@ export class GitHubSim {
       ...DEFAULT_TIMING,
       ...options.timing,
     });
-    this.control = new RunControl(this.store, this.engine, this.clock);
+    this.control = new RunControl(this.store, this.engine, this.clock, {
+      ...DEFAULT_RUN_CONTROL_KNOBS,
+      ...options.behaviour,
+      cancelFailures: [...(options.behaviour?.cancelFailures ?? [])],
+    });
+    this.store.runnerDeprecation = options.runnerDeprecation;
     this.actions = new SimActionsService(this.store, this.engine, this.clock);
     this.app = createAppCredentials(options.appId ?? 1337, options.privateKey);
     this.hookId = ids.next('hook');
@@ -192,6 +207,26 @@ export class GitHubSim {
 
   cancelRun(runId: number, options: { force?: boolean; by?: Actor } = {}): Outcome {
     return this.control.cancel(runId, options.by ?? 'user', options.force ?? false);
+  }
+
+  /** Makes `cancel` or `force-cancel` fail as real GitHub sometimes does (see CancelFailure). */
+  addCancelFailure(failure: CancelFailure): void {
+    this.control.knobs.cancelFailures.push(failure);
+  }
+
+  /** `403 This workflow is already running` keeps answering re-runs this long after completion. */
+  setAlreadyRunningAfterCompletion(ms: number): void {
+    this.control.knobs.alreadyRunningAfterCompletionMs = ms;
+  }
+
+  /** Runner version enforcement from now on (undefined: none). */
+  setRunnerDeprecation(deprecation: RunnerDeprecation | undefined): void {
+    this.store.runnerDeprecation = deprecation;
+  }
+
+  /** The engine's timings in force (lock TTL, graceful-stop and force-cancel delays, …). */
+  get timing(): Readonly<EngineTiming> {
+    return this.engine.timing;
   }
 
   // --- credentials and API faults ----------------------------------------------------------------

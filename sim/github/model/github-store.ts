@@ -1,5 +1,6 @@
 import type { Clock } from '../../clock.js';
 import type { IdSource } from './id-source.js';
+import type { RunnerDeprecation } from './runner-versions.js';
 import { nodeId } from './id-source.js';
 import { validateWorkflow } from './job-names.js';
 import type {
@@ -26,6 +27,8 @@ export class GitHubStore {
   readonly scaleSets = new Map<number, ScaleSet>();
   readonly runners = new Map<number, Runner>();
   readonly audit: AuditEntry[] = [];
+  /** Runner version enforcement (runner-versions.ts); none by default. */
+  runnerDeprecation: RunnerDeprecation | undefined;
   private readonly runNumbers = new Map<number, number>();
 
   constructor(

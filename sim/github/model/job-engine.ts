@@ -3,6 +3,7 @@ import type { SimClock, TimerHandle } from '../../clock.js';
 import {
   EXIT_CODE_1,
   OPERATION_CANCELED,
+  SHUTDOWN_SIGNAL,
   failureAnnotation,
   lostCommunication,
 } from './annotation-texts.js';
@@ -16,9 +17,13 @@ import { expandJobs } from './job-names.js';
 import type { Actor, Annotation, Job, JobConclusion, Run, Runner, ScaleSet } from './types.js';
 
 export interface EngineTiming {
-  /** A job's lock is valid this long after its last renewal. @default 600000 (10 min) */
+  /**
+   * A job's lock is valid this long after its last renewal. @default 576000 (9 min 36 s): GitHub
+   * Actions Gateway measured kill → `failure` at 9m36s–9m45s for SIGKILLed runners
+   * (actions-gateway/github-actions-gateway, docs/design/04-operational-flows.md).
+   */
   lockTtlMs: number;
-  /** The runner renews the lock this often. @default 60000 */
+  /** The runner renews the lock this often (actions/runner JobDispatcher.cs). @default 60000 */
   lockRenewMs: number;
   /** A queued job nobody picks up is cancelled after this. @default 86400000 (24 h) */
   queueTimeoutMs: number;
@@ -26,14 +31,28 @@ export interface EngineTiming {
   defaultDurationMs: number;
   /** An ephemeral runner that never connected is deleted after this. @default 86400000 (1 day) */
   offlineRunnerCleanupMs: number;
+  /**
+   * How long after a busy runner's SIGTERM GitHub concludes its job `failure`. GAG measured 15–26 s
+   * for a graceful stop (same document); the faithful value is about 20000. @default 0 (at once)
+   */
+  gracefulStopConcludeMs: number;
+  /**
+   * How long after a `force-cancel` a job whose runner is dead concludes `cancelled`. GAG measured a
+   * force-cancelled run whose job never started concluding about 1 s later; GitHub's docs say
+   * force-cancel "bypasses conditions that would otherwise cause the cancellation to fail".
+   * The faithful value is 1000. @default 0 (at once)
+   */
+  forceCancelConcludeMs: number;
 }
 
 export const DEFAULT_TIMING: EngineTiming = {
-  lockTtlMs: 10 * 60_000,
+  lockTtlMs: 576_000,
   lockRenewMs: 60_000,
   queueTimeoutMs: DAY_MS,
   defaultDurationMs: 60_000,
   offlineRunnerCleanupMs: DAY_MS,
+  gracefulStopConcludeMs: 0,
+  forceCancelConcludeMs: 0,
 };
 
 type JobFinishedListener = (runnerName: string, job: JobAssignment) => void;
@@ -267,18 +286,54 @@ export class JobEngine {
     }
   }
 
-  /** Cancels a job; one on a runner that cannot answer only ends when its lock lapses, unless forced. */
+  /**
+   * Cancels a job. One on a runner that cannot answer (killed) only ends when its lock lapses,
+   * unless forced: then it ends `forceCancelConcludeMs` later. A forced cancel of a job whose
+   * runner is shutting down (SIGTERM, not yet concluded) ends it the same way.
+   */
   cancelJob(job: Job, force: boolean): void {
     if (job.status === 'completed') return;
     const runner = job.runnerId === null ? undefined : this.store.runners.get(job.runnerId);
-    if (job.status === 'in_progress' && runner?.stopped === 'killed' && !force) {
+    const runnerGone = job.status === 'in_progress' && (runner?.stopped ?? null) !== null;
+    if (runnerGone && !force) {
       job.cancelRequested = true;
       return;
     }
-    this.finishJob(
+    const annotations = job.status === 'in_progress' ? [failureAnnotation(OPERATION_CANCELED)] : [];
+    if (runnerGone && this.timing.forceCancelConcludeMs > 0) {
+      job.cancelRequested = true;
+      this.setTimer(
+        job,
+        this.clock.after(this.timing.forceCancelConcludeMs, `force-cancel ${job.id}`, () =>
+          this.finishJob(job, 'cancelled', annotations),
+        ),
+      );
+      return;
+    }
+    this.finishJob(job, 'cancelled', annotations);
+  }
+
+  /**
+   * A busy runner got SIGTERM: it reports the shutdown, and GitHub concludes the job `failure`
+   * `gracefulStopConcludeMs` later (at once when 0).
+   */
+  shutDownJob(job: Job): void {
+    const conclude = () => {
+      const run = this.runOf(job);
+      const cancelled = job.cancelRequested;
+      this.audit('github', cancelled ? 'cancel-job' : 'fail-job', jobTarget(run, job), 200);
+      this.finishJob(
+        job,
+        cancelled ? 'cancelled' : 'failure',
+        cancelled
+          ? [failureAnnotation(OPERATION_CANCELED)]
+          : [failureAnnotation(SHUTDOWN_SIGNAL), failureAnnotation(OPERATION_CANCELED)],
+      );
+    };
+    if (this.timing.gracefulStopConcludeMs <= 0) return conclude();
+    this.setTimer(
       job,
-      'cancelled',
-      job.status === 'in_progress' ? [failureAnnotation(OPERATION_CANCELED)] : [],
+      this.clock.after(this.timing.gracefulStopConcludeMs, `shutdown ${job.id}`, conclude),
     );
   }
 
@@ -319,6 +374,7 @@ export class JobEngine {
         : 'success';
     run.status = 'completed';
     run.updatedAt = this.clock.now();
+    run.completedAt = run.updatedAt;
     this.emitRun('completed', run);
   }
 

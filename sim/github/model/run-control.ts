@@ -17,7 +17,39 @@ export const ALREADY_RUNNING = 'This workflow is already running';
 export const TOO_OLD = 'Unable to retry this workflow run because it was created over a month ago';
 export const CANNOT_RETRY = 'This workflow run cannot be retried';
 export const CANNOT_CANCEL = 'Cannot cancel a workflow run that is completed.';
+/** A force-cancel of a hung run (actions/runner#3329). */
+export const FAILED_TO_CANCEL = 'Failed to cancel workflow run';
+/** A cancel of a run just re-run (actions/runner#3872). */
+export const RERUN_NOT_QUEUED = 'Cannot cancel a workflow re-run that has not yet queued.';
 const RERUN_WINDOW_MS = 30 * DAY_MS;
+
+/** A cancel or force-cancel refused as real GitHub sometimes refuses it; the run is unchanged. */
+export interface CancelFailure {
+  verb: 'cancel' | 'force-cancel';
+  /** 500 `Failed to cancel workflow run`, or 409 `Cannot cancel a workflow re-run that has not yet queued.` */
+  status: 500 | 409;
+  /** Sim-time window (ms since the epoch) in which calls fail. */
+  from?: number;
+  until?: number;
+  /** Fail at most this many calls (default: every call in the window). */
+  times?: number;
+}
+
+/** How GitHub refuses calls beyond the plain rules. Defaults: none of it. */
+export interface RunControlKnobs {
+  /**
+   * `403 This workflow is already running` keeps answering re-runs this long after the run
+   * completed. GAG saw about 20 paced `rerun-failed-jobs` calls refused after a kubelet eviction
+   * (docs/design/04-operational-flows.md). @default 0
+   */
+  alreadyRunningAfterCompletionMs: number;
+  cancelFailures: CancelFailure[];
+}
+
+export const DEFAULT_RUN_CONTROL_KNOBS: RunControlKnobs = {
+  alreadyRunningAfterCompletionMs: 0,
+  cancelFailures: [],
+};
 
 export interface TriggerOptions {
   event?: string;
@@ -29,10 +61,13 @@ export interface TriggerOptions {
 
 /** Workflow runs as users and Apps drive them: trigger, re-run, cancel. */
 export class RunControl {
+  private readonly failureHits = new Map<CancelFailure, number>();
+
   constructor(
     private readonly store: GitHubStore,
     private readonly engine: JobEngine,
     private readonly clock: Clock,
+    readonly knobs: RunControlKnobs = { ...DEFAULT_RUN_CONTROL_KNOBS, cancelFailures: [] },
   ) {}
 
   trigger(workflow: Workflow, options: TriggerOptions = {}): Run {
@@ -62,6 +97,7 @@ export class RunControl {
       jobs: [],
       pending: [],
       cancelling: false,
+      completedAt: null,
     };
     run.checkSuiteNodeId = nodeId('CS', run.checkSuiteId);
     this.store.runs.set(id, run);
@@ -112,6 +148,7 @@ export class RunControl {
     run.status = 'queued';
     run.conclusion = null;
     run.cancelling = false;
+    run.completedAt = null;
     run.updatedAt = now;
     run.runStartedAt = now;
     run.triggeringActor = this.actorAccount(who);
@@ -128,6 +165,9 @@ export class RunControl {
 
   private rerunOutcome(run: Run, names: string[]): Outcome {
     if (run.status !== 'completed') return { status: 403, message: ALREADY_RUNNING };
+    const completedAt = run.completedAt ?? run.updatedAt;
+    if (this.clock.now() - completedAt < this.knobs.alreadyRunningAfterCompletionMs)
+      return { status: 403, message: ALREADY_RUNNING };
     if (this.clock.now() - run.createdAt > RERUN_WINDOW_MS)
       return { status: 403, message: TOO_OLD };
     if (names.length === 0) return { status: 403, message: CANNOT_RETRY };
@@ -142,11 +182,33 @@ export class RunControl {
       this.engine.audit(by, verb, runTarget(run), 409);
       return { status: 409, message: CANNOT_CANCEL };
     }
+    const failure = this.cancelFailure(verb);
+    if (failure) {
+      this.engine.audit(by, verb, runTarget(run), failure.status);
+      return failure;
+    }
     this.engine.audit(by, verb, runTarget(run), 202);
     run.cancelling = true;
     run.updatedAt = this.clock.now();
     for (const job of this.store.latestJobs(run)) this.engine.cancelJob(job, force);
     this.engine.advance(run);
     return { status: 202 };
+  }
+
+  /** The first configured failure that applies to this call now, counted as used. */
+  private cancelFailure(verb: 'cancel' | 'force-cancel'): Outcome | undefined {
+    const now = this.clock.now();
+    for (const failure of this.knobs.cancelFailures) {
+      if (failure.verb !== verb) continue;
+      if (failure.from !== undefined && now < failure.from) continue;
+      if (failure.until !== undefined && now >= failure.until) continue;
+      const hits = this.failureHits.get(failure) ?? 0;
+      if (failure.times !== undefined && hits >= failure.times) continue;
+      this.failureHits.set(failure, hits + 1);
+      return failure.status === 500
+        ? { status: 500, message: FAILED_TO_CANCEL }
+        : { status: 409, message: RERUN_NOT_QUEUED };
+    }
+    return undefined;
   }
 }

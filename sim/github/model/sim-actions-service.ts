@@ -5,10 +5,9 @@ import type {
   ScaleSetRegistration,
 } from '../../actions-service.js';
 import type { SimClock } from '../../clock.js';
-import { OPERATION_CANCELED, SHUTDOWN_SIGNAL, failureAnnotation } from './annotation-texts.js';
 import type { GitHubStore } from './github-store.js';
+import { deprecatedRunnerMessage, deprecationDates } from './runner-versions.js';
 import type { JobEngine } from './job-engine.js';
-import { jobTarget } from './audit-targets.js';
 import type { Job, Runner, ScaleSet } from './types.js';
 
 /** The Actions service as ARC's listener and runners see it, backed by the GitHub twin's model. */
@@ -56,6 +55,7 @@ export class SimActionsService implements ActionsService {
       stopped: null,
       stoppedAt: null,
       registeredAt: this.clock.now(),
+      version: null,
     };
     this.store.runners.set(runner.id, runner);
     this.engine.audit('arc', 'register-runner', `runners/${runner.id}`, 201);
@@ -71,9 +71,25 @@ export class SimActionsService implements ActionsService {
     return runner.id;
   }
 
+  runnerVersionRefusal(runnerName: string, version: string): string | undefined {
+    const runner = this.store.runnerByName(runnerName);
+    if (runner) runner.version = version;
+    if (!this.versionRefused(version)) return undefined;
+    if (runner) this.engine.audit('github', 'refuse-runner-version', `runners/${runner.id}`, 403);
+    return deprecatedRunnerMessage(version);
+  }
+
+  /** True when a runner of this version may not receive jobs now. */
+  versionRefused(version: string | null): boolean {
+    if (version === null) return false;
+    const { runtime } = deprecationDates(this.store.runnerDeprecation, version);
+    return runtime !== null && this.clock.now() >= runtime;
+  }
+
   acquireJob(runnerName: string): JobAssignment | undefined {
     const runner = this.store.runnerByName(runnerName);
     if (!runner?.registered || runner.stopped !== null || runner.jobId !== null) return undefined;
+    if (this.versionRefused(runner.version)) return undefined;
     runner.status = 'online';
     const job = this.queuedJobsFor(runner.scaleSet)[0];
     if (!job) return undefined;
@@ -92,11 +108,7 @@ export class SimActionsService implements ActionsService {
       this.engine.loseJob(job);
       return;
     }
-    this.engine.audit('github', 'fail-job', jobTarget(this.engine.runOf(job), job), 200);
-    this.engine.finishJob(job, 'failure', [
-      failureAnnotation(SHUTDOWN_SIGNAL),
-      failureAnnotation(OPERATION_CANCELED),
-    ]);
+    this.engine.shutDownJob(job);
   }
 
   removeRunner(runnerId: number): 'removed' | 'busy' | 'not-found' {

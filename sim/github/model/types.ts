@@ -146,6 +146,8 @@ export interface Run {
   pending: string[];
   /** Set by cancel: the run ends `cancelled` once its jobs have stopped. */
   cancelling: boolean;
+  /** When the current attempt completed (null while it runs). */
+  completedAt: number | null;
 }
 
 export interface ScaleSet {
@@ -171,6 +173,8 @@ export interface Runner {
   /** Sim time the runner process stopped, if it has. */
   stoppedAt: number | null;
   registeredAt: number;
+  /** The runner's version, once it reported it (ActionsService `runnerVersionRefusal`). */
+  version: string | null;
 }
 
 /** Who made a change: `runner-medic` (App token), `user` (a user token), or the models themselves. */

@@ -2,7 +2,9 @@ import type { Route, RequestContext } from '../http/route.js';
 import { error } from '../http/route.js';
 import { paginate } from '../http/paginate.js';
 import { isBusy } from '../model/sim-actions-service.js';
+import { deprecationDates, parseRunnerVersion } from '../model/runner-versions.js';
 import type { Runner } from '../model/types.js';
+import { isoOrNull } from '../payloads/api-urls.js';
 import type { RestDeps } from './route-context.js';
 import { byOf, mayAccess } from './route-context.js';
 
@@ -64,7 +66,30 @@ export function runnerRoutes(deps: RestDeps): Route[] {
     runner.registered = false;
     return { status: 204 };
   };
+  /**
+   * `GET /actions/runners/deprecations/{version}` (GitHub changelog 2026-09-03): when a runner
+   * version stops registering and stops running jobs; null when it is not scheduled. The changelog
+   * names only these two fields; a malformed version answers 404 (not documented: an assumption).
+   */
+  const deprecations: Route['handler'] = (ctx) => {
+    const version = ctx.params['version'] ?? '';
+    if (!parseRunnerVersion(version)) return error(404, 'Not Found');
+    const dates = deprecationDates(deps.store.runnerDeprecation, version);
+    return {
+      status: 200,
+      body: {
+        runtime_deprecates_at: isoOrNull(dates.runtime),
+        registration_deprecates_at: isoOrNull(dates.registration),
+      },
+    };
+  };
   return [
+    {
+      method: 'GET',
+      path: '/actions/runners/deprecations/{version}',
+      auth: 'token',
+      handler: deprecations,
+    },
     { method: 'GET', path: '/orgs/{org}/actions/runners', auth: 'token', handler: list },
     { method: 'GET', path: '/orgs/{org}/actions/runners/{runner_id}', auth: 'token', handler: get },
     {
