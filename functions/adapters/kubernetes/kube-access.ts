@@ -1,6 +1,6 @@
 /**
  * Every Kubernetes API call runner-medic's ClusterGateway (kube-cluster-gateway.ts) makes, as
- * RBAC sees it. infra/kubernetes/rbac.yaml grants exactly these and nothing more, and
+ * RBAC sees it. infra/kubernetes/rbac/*.yaml grant exactly these and nothing more, and
  * test/infra/kube-access.test.ts holds the three together: it exercises every gateway method
  * against sim/kube and compares the requests it saw with this list, then checks the RBAC
  * manifests grant each call and no other. Change the adapter, this list and the RBAC together.
