@@ -88,7 +88,11 @@ export async function paced(
 export function describeRemediation(detail: Record<string, unknown>): string {
   const text = (key: string) => (typeof detail[key] === 'string' ? detail[key] : null);
   const what = text('action') ?? 'action';
-  const on = text('runner') ?? text('repository') ?? '';
+  const target = (detail.target ?? {}) as Record<string, unknown>;
+  const on =
+    typeof target.runId === 'number'
+      ? `${text('repository') ?? ''} run ${target.runId}`
+      : (text('runner') ?? text('repository') ?? '');
   const outcome = detail.dryRun === true ? 'dry run' : (text('outcome') ?? '?');
   const evidence = text('causeText') ?? text('reason') ?? '';
   return `${what} ${on} → ${outcome}  [${text('rule') ?? '?'}]${evidence ? `  because ${evidence}` : ''}`;

@@ -72,7 +72,7 @@ describe('npm start plays the sandbox: runner-medic around the simulators, no ne
     const lines = run.stderr.split('\n');
     const at = (pattern: RegExp) => lines.findIndex((line) => pattern.test(line));
     const rerun = at(
-      /^\s+\d+\.\ds {2}medic {3}rerun-failed-jobs .*→ succeeded {2}\[rerun-killed-job\]/,
+      /^\s+\d+\.\ds {2}medic {3}rerun-failed-jobs acme\/app run \d+ → succeeded {2}\[rule-3-rerun-killed-job\] {2}because /,
     );
     const secondAttempt = at(/job build #2 completed .* \(success\)/);
     const outcome = at(/^PASSED {2}seed-karpenter-mid-job {2}\(with runner-medic/);
