@@ -2,11 +2,21 @@ import { z } from 'zod';
 import type { SecretSource } from './settings.js';
 import { ConfigError, optionalText as text, problemsOf, secretSourceFrom } from './settings.js';
 
+/**
+ * The runner namespaces of a cluster: runner-medic lists and reads runners only there (namespaced
+ * RBAC). Left out, it lists runners across all namespaces, which needs a ClusterRole.
+ */
+const namespaces = z
+  .array(z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'a Kubernetes namespace name'))
+  .max(1000)
+  .optional();
+
 const clusterAccessSchema = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('kubeconfig'),
     kubeconfig: z.string().min(1),
     context: z.string().optional(),
+    namespaces,
   }),
   z.strictObject({
     kind: z.literal('kubeconfig-secret'),
@@ -15,11 +25,13 @@ const clusterAccessSchema = z.discriminatedUnion('kind', [
       z.strictObject({ kind: z.literal('secrets-manager'), id: z.string().min(1) }),
     ]),
     context: z.string().optional(),
+    namespaces,
   }),
   z.strictObject({
     kind: z.literal('eks'),
     region: z.string().min(1),
     eksClusterName: z.string().optional(),
+    namespaces,
   }),
 ]);
 
@@ -39,6 +51,13 @@ const engineEnvSchema = z.object({
   DEFAULT_CLUSTER_NAME: text,
   WAKE_QUEUE_URL: text,
   SECRET_CACHE_SECONDS: z.coerce.number().int().nonnegative().default(300),
+  /**
+   * Reserved concurrency of `remediate`, so a burst of events cannot stampede the APIs. Read by
+   * the deployment (serverless.yml `reservedConcurrency`); validated here so one name is used.
+   */
+  REMEDIATE_RESERVED_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(5),
+  /** Runners per list page in the sweep (`limit`). */
+  SWEEP_PAGE_SIZE: z.coerce.number().int().min(10).max(5000).default(500),
 });
 
 export type PolicySource =
@@ -61,6 +80,8 @@ export interface EngineSettings {
   /** SQS queue for delayed wake-ups; without it a grace period ends at the next sweep. */
   wakeQueueUrl: string | undefined;
   secretCacheSeconds: number;
+  remediateReservedConcurrency: number;
+  sweepPageSize: number;
 }
 
 /** The remediate and reconcile functions' settings, every problem reported at once. */
@@ -103,5 +124,7 @@ export function loadEngineSettings(env: Record<string, string | undefined>): Eng
     defaultCluster: e.DEFAULT_CLUSTER_NAME,
     wakeQueueUrl: e.WAKE_QUEUE_URL,
     secretCacheSeconds: e.SECRET_CACHE_SECONDS,
+    remediateReservedConcurrency: e.REMEDIATE_RESERVED_CONCURRENCY,
+    sweepPageSize: e.SWEEP_PAGE_SIZE,
   };
 }

@@ -78,6 +78,20 @@ export interface ActionRecord {
   jobIds: number[];
 }
 
+/**
+ * A circuit breaker of a cluster (scaleSet null) or a scale set, as stored: the confirmed losses
+ * counted in its window (runner key → lost at), and its trip, which stays open until `openUntil`.
+ */
+export interface BreakerState {
+  cluster: string;
+  scaleSet: string | null;
+  losses: Record<string, number>;
+  trippedAt: number | null;
+  openUntil: number | null;
+  /** Subjects whose destructive actions it held, in the order they were held. */
+  held: string[];
+}
+
 /** Everything the store knows, as one snapshot. decide() reads only this, the policy and now. */
 export interface Facts {
   pods: Pod[];
@@ -94,6 +108,8 @@ export interface Facts {
   runs: RunRecord[];
   registrations: RunnerRegistration[];
   actions: ActionRecord[];
+  /** Stored breakers of the clusters and scale sets in this slice. */
+  breakers: BreakerState[];
 }
 
 export const emptyFacts = (): Facts => ({
@@ -110,4 +126,5 @@ export const emptyFacts = (): Facts => ({
   runs: [],
   registrations: [],
   actions: [],
+  breakers: [],
 });

@@ -1,20 +1,22 @@
 import { MUTATING_KINDS } from '../domain/action.js';
 import type { Action, ActionOutcome, Decision, HeldAction } from '../domain/action.js';
+import { correlate } from '../domain/correlate.js';
 import { decide } from '../domain/decide.js';
-import type { Facts, RunnerRegistration } from '../domain/facts.js';
+import type { Facts } from '../domain/facts.js';
 import type { Policy } from '../domain/policy.js';
+import { resolvePolicy } from '../domain/resolve-policy.js';
 import type { Clock } from '../ports/clock.js';
 import type { DeliveryLedger } from '../ports/delivery-ledger.js';
 import type { ClusterGateways } from '../ports/cluster-gateway.js';
 import type { EventPublisher } from '../ports/event-publisher.js';
-import type { FactsStore, StoredFacts } from '../ports/facts-store.js';
+import type { FactsStore } from '../ports/facts-store.js';
 import type { GithubGateway } from '../ports/github-gateway.js';
 import { carryOut } from './carry-out.js';
-import { gatherFacts } from './gather-facts.js';
+import { gatherSlice, type Slice } from './gather-slice.js';
 import { recordTrigger } from './record-trigger.js';
-import { recoverStaleClaims } from './recover-stale-claims.js';
-import { redeliverMissedWebhooks } from './redeliver-missed-webhooks.js';
 import { remediationEvent } from './remediation-event.js';
+import { dedupe, subjectFromKey, subjectKey, subjectsOf, type Subject } from './subjects.js';
+import { decideNamespace, runSweep } from './sweep.js';
 import type { Trigger } from './trigger.js';
 
 export interface EngineLog {
@@ -27,7 +29,7 @@ export interface EngineMetrics {
   milliseconds(name: string, dimensions: Record<string, string>, value: number): void;
 }
 
-/** Wakes the engine at a time (EventBridge Scheduler in AWS, the simulated clock in scenarios). */
+/** Wakes the engine at a time (an SQS delay queue in AWS, the simulated clock in scenarios). */
 export interface WakeScheduler {
   wakeAt(at: number): Promise<void>;
 }
@@ -46,6 +48,12 @@ export interface EngineDeps {
   staleClaimMs?: number;
   /** The webhook ledger: when given, the sweep redelivers webhooks that never reached us. */
   deliveries?: DeliveryLedger;
+  /** The invocation's remaining time: the sweep stops cleanly before it runs out. */
+  remainingTimeMs?: () => number;
+  /** Runners per list page in the sweep. @default 500 */
+  sweepPageSize?: number;
+  /** Called between acting and publishing the audit event (a test's crash point). */
+  afterAct?: (action: Action) => void;
 }
 
 export interface ActionReport {
@@ -63,59 +71,202 @@ export interface EngineReport {
   actions: ActionReport[];
   held: HeldAction[];
   wakeAt: number | null;
+  /** Store items read for the decisions of this run. */
+  storeItemsRead: number;
 }
 
 const MAX_NEED_ROUNDS = 3;
-const STALE_CLAIM_MS = 120_000;
+export const STALE_CLAIM_MS = 120_000;
+/** A subject whose cluster or org failed is tried again after this, doubling, then set aside. */
+const RETRY_BASE_MS = 30_000;
+const SET_ASIDE_MS = 6 * 3600_000;
+const WAKES_PER_RUN = 200;
 
 /**
- * observe → correlate → decide → act, for any trigger. Safe under duplicate and concurrent
- * invocations: every action is claimed in the store before it runs.
+ * observe → correlate → decide → act, for the subjects a trigger names. Safe under duplicate
+ * and concurrent invocations: every action is claimed in the store before it runs. One cluster
+ * or org that cannot be reached fails only its own subjects.
  */
 export async function runEngine(trigger: Trigger, deps: EngineDeps): Promise<EngineReport> {
   const now = deps.clock.now();
-  const { recorded, ignored } = await recordTrigger(trigger, deps.store, now);
+  const accepted = rejectUnknownClusters(trigger, deps);
+  const { recorded, ignored } = await recordTrigger(accepted, deps.store, now);
   for (const reason of ignored) deps.log.info('input not acted on', { reason });
   if (ignored.length > 0) deps.metrics.count('InputIgnored', { trigger: trigger.kind });
 
   const policy = await deps.policy();
-  let stored = await deps.store.load(now);
-  if (trigger.kind === 'sweep') {
-    for (const r of await recoverStaleClaims(deps, now, deps.staleClaimMs ?? STALE_CLAIM_MS)) {
-      deps.log.warn('claim without result re-checked', { ...r });
-    }
-    if (deps.deliveries) {
-      const redelivered = await redeliverMissedWebhooks(deps.github, deps.deliveries, now);
-      if (redelivered.length > 0)
-        deps.log.warn('asked GitHub to redeliver missed webhooks', { redelivered });
-    }
-    await refreshRegistrations(stored, deps, now);
-    stored = await deps.store.load(now);
+  const report: EngineReport = {
+    recorded,
+    ignored,
+    actions: [],
+    held: [],
+    wakeAt: null,
+    storeItemsRead: 0,
+  };
+  if (accepted.kind === 'sweep') {
+    await runSweep(deps, policy, now, (subjects, slice) =>
+      decideAndAct(subjects, slice, policy, now, deps, report),
+    );
+    return report;
   }
-  const facts = await gatherFacts(stored, deps.store, deps.clusters, now);
+  let subjects = subjectsOf(accepted);
+  if (accepted.kind === 'wake') {
+    const due = await deps.store.dueWakes(now, WAKES_PER_RUN);
+    for (const w of due) await deps.store.clearWake(w);
+    subjects = dedupe(
+      due.map((w) => subjectFromKey(w.subject)).filter((s): s is Subject => s !== null),
+    );
+  }
+  const live: Subject[] = [];
+  for (const s of subjects) if (!(await deps.store.isSetAside(subjectKey(s), now))) live.push(s);
+  const decideSlice = (these: Subject[], slice: Slice) =>
+    decideAndAct(these, slice, policy, now, deps, report);
+  for (const s of live)
+    if (s.kind === 'namespace')
+      await decideNamespace(s.cluster, s.namespace, deps, now, decideSlice);
+  const rest = live.filter((s) => s.kind !== 'namespace');
+  if (rest.length > 0) await decideSlice(rest, await gatherSlice(rest, deps, now));
+  return report;
+}
+
+/** Events naming a cluster that is not configured are rejected here and never stored. */
+function rejectUnknownClusters(trigger: Trigger, deps: EngineDeps): Trigger {
+  if (trigger.kind !== 'cluster' || trigger.input.kind !== 'kube-events') return trigger;
+  const known = new Set(deps.clusters.clusters());
+  const events = trigger.input.events.filter((e) => {
+    if (known.has(e.cluster)) return true;
+    deps.log.warn('input rejected', { reason: 'unknown-cluster', cluster: e.cluster });
+    deps.metrics.count('InputRejected', { reason: 'unknown-cluster' });
+    return false;
+  });
+  return { kind: 'cluster', input: { ...trigger.input, events } };
+}
+
+/** Decides for one slice, acts, books the breakers and keeps its timers as data. */
+export async function decideAndAct(
+  subjects: Subject[],
+  slice: Slice,
+  policy: Policy,
+  now: number,
+  deps: EngineDeps,
+  report: EngineReport,
+): Promise<void> {
+  report.storeItemsRead += slice.itemsRead;
+  const retryAt = await isolateFailures(subjects, slice, now, deps);
+  const { facts } = slice;
   const decision = await decideWithNeeds(facts, policy, now, deps);
+  await countConfirmedLosses(facts, policy, now, deps);
 
-  const reports: ActionReport[] = [];
-  let unavailable: Error | undefined;
   for (const action of decision.actions) {
-    const report = await act(action, facts, now, deps);
-    reports.push(report.report);
-    unavailable ??= report.error;
+    const acted = await act(action, facts, now, deps);
+    report.actions.push(acted);
+    if (action.target.kind === 'trip-breaker' && acted.outcome !== 'skipped') {
+      const t = action.target;
+      await deps.store.openBreaker(t.cluster, t.scaleSet, now, now + t.windowSeconds * 1000, now);
+    }
   }
-  for (const held of decision.held) deps.log.info('action held by a guardrail', { ...held });
+  const breakerHolds = new Map<
+    string,
+    { cluster: string; scaleSet: string | null; keys: string[] }
+  >();
+  for (const held of decision.held) {
+    deps.log.info('action held by a guardrail', { ...held });
+    report.held.push(held);
+    const { cluster, namespace, runnerName, scaleSet } = held.scope;
+    if (!held.why.startsWith('circuit breaker open') || !cluster || !namespace || !runnerName)
+      continue;
+    const open = facts.breakers.find(
+      (b) =>
+        b.cluster === cluster &&
+        (b.scaleSet === null || b.scaleSet === scaleSet) &&
+        b.openUntil !== null &&
+        b.openUntil > now,
+    );
+    const k = `${cluster}#${open?.scaleSet ?? '*'}`;
+    const entry = breakerHolds.get(k) ?? { cluster, scaleSet: open?.scaleSet ?? null, keys: [] };
+    entry.keys.push(subjectKey({ kind: 'runner', cluster, namespace, name: runnerName }));
+    breakerHolds.set(k, entry);
+  }
+  for (const h of breakerHolds.values())
+    await deps.store.holdInBreaker(h.cluster, h.scaleSet, h.keys, now);
 
-  const wakeAt = earliest(
-    decision.wakeAt,
-    stored.wakeAt && stored.wakeAt > now ? stored.wakeAt : null,
-  );
-  // One wake-up per moment: a wake already due no later than this one will decide again anyway.
-  const due = stored.wakeAt !== null && stored.wakeAt > now ? stored.wakeAt : null;
-  if (decision.wakeAt !== null && (due === null || decision.wakeAt < due)) {
-    await deps.store.scheduleWake(decision.wakeAt, now);
-    await deps.wake?.wakeAt(decision.wakeAt);
+  const wakeAt = earliest(decision.wakeAt, retryAt);
+  if (wakeAt !== null) {
+    const keys = subjects.map(subjectKey);
+    const due = await deps.store.nextWake(now);
+    await deps.store.scheduleWake(wakeAt, now, keys);
+    // One wake-up per moment: a wake already due no later than this one will decide again.
+    if (due === null || wakeAt < due) await deps.wake?.wakeAt(wakeAt);
+    report.wakeAt = earliest(report.wakeAt, wakeAt);
   }
-  if (unavailable) throw unavailable;
-  return { recorded, ignored, actions: reports, held: decision.held, wakeAt };
+}
+
+/**
+ * A cluster that could not be read fails only its subjects: reported, retried with backoff
+ * through a timer, and set aside with an audit event once it keeps failing.
+ */
+async function isolateFailures(
+  subjects: Subject[],
+  slice: Slice,
+  now: number,
+  deps: EngineDeps,
+): Promise<number | null> {
+  let retryAt: number | null = null;
+  for (const { cluster, error } of slice.unavailable) {
+    deps.log.warn('cluster unavailable', { cluster, error: error.message });
+    deps.metrics.count('ClusterUnavailable', { cluster });
+    for (const s of subjects.filter((x) => 'cluster' in x && x.cluster === cluster)) {
+      const key = subjectKey(s);
+      const { failures, setAside } = await deps.store.noteFailure(key, now);
+      if (setAside) {
+        await deps.store.setAside(key, now + SET_ASIDE_MS, now);
+        deps.metrics.count('SubjectSetAside', { cluster });
+        await deps.bus.publish([
+          {
+            source: 'runner-medic',
+            detailType: 'SubjectSetAside',
+            time: new Date(now),
+            detail: {
+              subject: key,
+              cluster,
+              failures,
+              reason: error.message,
+              until: now + SET_ASIDE_MS,
+            },
+          },
+        ]);
+        continue;
+      }
+      retryAt = earliest(retryAt, now + RETRY_BASE_MS * 2 ** Math.min(failures - 1, 8));
+    }
+  }
+  return retryAt;
+}
+
+/** The breaker counts a runner's loss once it is confirmed by the live objects of this slice. */
+async function countConfirmedLosses(
+  facts: Facts,
+  policy: Policy,
+  now: number,
+  deps: EngineDeps,
+): Promise<void> {
+  for (const v of correlate(facts, now).runners) {
+    if (!v.arcOwned || !v.loss || v.lostAt === null || (!v.pod && !v.er)) continue;
+    const cb = resolvePolicy(policy, {
+      cluster: v.cluster,
+      namespace: null,
+      scaleSet: v.scaleSet,
+      repo: null,
+    }).rules.circuitBreaker;
+    const windowMs = cb.windowSeconds * 1000;
+    if (!cb.enabled || v.lostAt <= now - windowMs) continue;
+    const runner = `${v.cluster}/${v.namespace}/${v.name}`;
+    for (const scaleSet of v.scaleSet ? [null, v.scaleSet] : [null]) {
+      const stored = facts.breakers.find((b) => b.cluster === v.cluster && b.scaleSet === scaleSet);
+      if (stored && runner in stored.losses) continue;
+      await deps.store.countLoss(v.cluster, scaleSet, runner, v.lostAt, windowMs, now);
+    }
+  }
 }
 
 async function decideWithNeeds(
@@ -125,34 +276,71 @@ async function decideWithNeeds(
   deps: EngineDeps,
 ): Promise<Decision> {
   let decision = decide(facts, policy, now);
+  const failedOrgs = new Set<string>();
   for (let round = 0; round < MAX_NEED_ROUNDS && decision.needs.length > 0; round++) {
     deps.log.info('reading more facts', { needs: decision.needs });
+    let learned = false;
     for (const need of decision.needs) {
       const ref = 'repo' in need ? { repo: need.repo, installationId: need.installationId } : null;
-      if (need.kind === 'annotations' && ref) {
-        const annotations = await deps.github.listAnnotations(ref, need.jobId);
-        await deps.store.setJobAnnotations(need.repo, need.jobId, annotations, now);
-        facts.jobs = facts.jobs.map((j) =>
-          j.repository.fullName === need.repo && j.job.jobId === need.jobId
-            ? { ...j, annotations }
-            : j,
-        );
-      } else if (need.kind === 'run' && ref) {
-        const run = await deps.github.getRun(ref, need.runId);
-        const job = facts.jobs.find((j) => j.repository.fullName === need.repo);
-        if (run && job) {
-          const record = { repository: job.repository, installationId: need.installationId, run };
-          await deps.store.recordRun(record, now);
-          facts.runs = [...facts.runs.filter((r) => r.run.runId !== run.runId), record];
+      const org = ref ? (ref.repo.split('/')[0] ?? ref.repo) : null;
+      if (org && failedOrgs.has(org)) continue;
+      try {
+        if (need.kind === 'annotations' && ref) {
+          const annotations = await deps.github.listAnnotations(ref, need.jobId);
+          await deps.store.setJobAnnotations(need.repo, need.jobId, annotations, now);
+          facts.jobs = facts.jobs.map((j) =>
+            j.repository.fullName === need.repo && j.job.jobId === need.jobId
+              ? { ...j, annotations }
+              : j,
+          );
+          learned = true;
+        } else if (need.kind === 'run' && ref) {
+          const run = await deps.github.getRun(ref, need.runId);
+          const job = facts.jobs.find((j) => j.repository.fullName === need.repo);
+          if (run && job) {
+            const record = { repository: job.repository, installationId: need.installationId, run };
+            await deps.store.recordRun(record, now);
+            facts.runs = [...facts.runs.filter((r) => r.run.runId !== run.runId), record];
+            learned = true;
+          }
+        } else if (need.kind === 'ephemeral-runner') {
+          const gateway = await deps.clusters.forCluster(need.cluster);
+          const er = await gateway.getEphemeralRunner(need.namespace, need.name);
+          if (er && !facts.ephemeralRunners.some((e) => e.metadata.uid === er.metadata.uid)) {
+            facts.ephemeralRunners = [...facts.ephemeralRunners, er];
+          }
+          if (
+            !er &&
+            !facts.listings.some(
+              (l) => l.cluster === need.cluster && l.namespace === need.namespace,
+            )
+          )
+            facts.listings = [
+              ...facts.listings,
+              { cluster: need.cluster, namespace: need.namespace, at: now },
+            ];
+          learned = true;
         }
-      } else if (need.kind === 'ephemeral-runner') {
-        const gateway = await deps.clusters.forCluster(need.cluster);
-        const er = await gateway.getEphemeralRunner(need.namespace, need.name);
-        if (er && !facts.ephemeralRunners.some((e) => e.metadata.uid === er.metadata.uid)) {
-          facts.ephemeralRunners = [...facts.ephemeralRunners, er];
+      } catch (error) {
+        // One org or cluster that cannot be read fails only what needs it.
+        if (org) {
+          failedOrgs.add(org);
+          deps.log.warn('installation unavailable', { org, error: (error as Error).message });
+          deps.metrics.count('InstallationUnavailable', { org });
+        } else if (need.kind === 'ephemeral-runner') {
+          deps.log.warn('cluster unavailable', {
+            cluster: need.cluster,
+            error: (error as Error).message,
+          });
+          deps.metrics.count('ClusterUnavailable', { cluster: need.cluster });
         }
       }
     }
+    if (failedOrgs.size > 0) {
+      facts.jobs = facts.jobs.filter((j) => !failedOrgs.has(j.repository.owner));
+      facts.runs = facts.runs.filter((r) => !failedOrgs.has(r.repository.owner));
+    }
+    if (!learned && failedOrgs.size === 0) break;
     decision = decide(facts, policy, now);
   }
   return decision;
@@ -163,7 +351,7 @@ async function act(
   facts: Facts,
   now: number,
   deps: EngineDeps,
-): Promise<{ report: ActionReport; error?: Error }> {
+): Promise<ActionReport> {
   const base = {
     key: action.key,
     kind: action.target.kind,
@@ -172,7 +360,7 @@ async function act(
   };
   const claim = await deps.store.claimAction(action, now, deps.staleClaimMs ?? STALE_CLAIM_MS);
   if (!claim.claimed) {
-    return { report: { ...base, outcome: 'skipped', detail: `already ${claim.existing.outcome}` } };
+    return { ...base, outcome: 'skipped', detail: `already ${claim.existing.outcome}` };
   }
 
   let outcome: ActionOutcome;
@@ -186,50 +374,26 @@ async function act(
   } else {
     ({ outcome, detail, error } = await carryOut(action, deps.clusters, deps.github));
   }
-  await deps.store.finishAction(action.key, outcome, now, detail);
+  // The outbox: the audit event is stored with the result, then published from there.
+  const event = remediationEvent(action, outcome, detail, now);
+  await deps.store.finishAction(action.key, outcome, now, detail, {
+    detailType: event.detailType,
+    detail: event.detail as Record<string, unknown>,
+  });
+  deps.afterAct?.(action);
+  await deps.bus.publish([event]);
+  await deps.store.markPublished(action.key);
 
-  await deps.bus.publish([remediationEvent(action, outcome, detail, now)]);
-  const dimensions = {
-    rule: action.rule,
-    cause: action.cause?.kind ?? 'none',
-    outcome,
-  };
+  const dimensions = { rule: action.rule, cause: action.cause?.kind ?? 'none', outcome };
   deps.metrics.count('Remediation', dimensions);
   const lossAt = MUTATING_KINDS.has(action.target.kind) ? lossTime(action, facts) : null;
   if (lossAt !== null)
     deps.metrics.milliseconds('LossToAction', { rule: action.rule }, now - lossAt);
   const log = outcome === 'failed' || outcome === 'gave-up' ? deps.log.warn : deps.log.info;
   log('remediation', { ...base, outcome, detail, reason: action.reason, scope: action.scope });
-  return { report: { ...base, outcome, detail }, ...(error ? { error } : {}) };
-}
-
-/**
- * The sweep reads every org's self-hosted runner registrations (rule 5, and the offline check
- * that finds a pod re-created with a spent JIT config), remembering when each went offline.
- */
-async function refreshRegistrations(
-  stored: StoredFacts,
-  deps: EngineDeps,
-  now: number,
-): Promise<void> {
-  const installations = new Map<string, number | null>();
-  for (const job of stored.jobs) {
-    const owner = job.repository.owner;
-    if (!installations.get(owner)) installations.set(owner, job.installationId);
-  }
-  if (installations.size === 0) return;
-  const previous = new Map(
-    stored.registrations.map((r) => [`${JSON.stringify(r.owner)}#${r.id}`, r]),
-  );
-  const fresh: RunnerRegistration[] = [];
-  for (const [org, installationId] of installations) {
-    for (const runner of await deps.github.listRunners({ org }, installationId)) {
-      const before = previous.get(`${JSON.stringify(runner.owner)}#${runner.id}`);
-      const offline = runner.status === 'offline';
-      fresh.push({ ...runner, offlineSince: offline ? (before?.offlineSince ?? now) : null });
-    }
-  }
-  await deps.store.replaceRegistrations(fresh, now);
+  if (error)
+    deps.log.warn('action failed; it will be retried', { key: action.key, error: error.message });
+  return { ...base, outcome, detail };
 }
 
 /**
@@ -253,7 +417,7 @@ function lossTime(action: Action, facts: Facts): number | null {
   return times.length > 0 ? Math.min(...times) : null;
 }
 
-function earliest(a: number | null, b: number | null): number | null {
+export function earliest(a: number | null, b: number | null): number | null {
   if (a === null) return b;
   if (b === null) return a;
   return Math.min(a, b);

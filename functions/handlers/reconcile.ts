@@ -23,7 +23,11 @@ export function createReconcileHandler(options: ReconcileHandlerOptions) {
     const setup = await options.engine(() => context.getRemainingTimeInMillis());
     const report = await runEngine(
       { kind: 'sweep' },
-      { ...setup.deps, ...engineObservability(logger, metrics) },
+      {
+        ...setup.deps,
+        remainingTimeMs: () => context.getRemainingTimeInMillis(),
+        ...engineObservability(logger, metrics),
+      },
     );
     metrics.addMetric('SweepRun', MetricUnit.Count, 1);
     logger.info('sweep', {

@@ -42,6 +42,7 @@ export function createRemediateHandler(options: RemediateHandlerOptions) {
     }
     const report = await runEngine(input.trigger, {
       ...setup.deps,
+      remainingTimeMs: () => context.getRemainingTimeInMillis(),
       ...engineObservability(logger, metrics),
     });
     metrics.addDimensions({ trigger: input.trigger.kind });

@@ -18,6 +18,11 @@ export interface RunnerListing {
   pods: Pod[];
 }
 
+/** One page of a namespace's runners; `next` continues the listing (Kubernetes `continue`). */
+export interface RunnerPage extends RunnerListing {
+  next: string | null;
+}
+
 /**
  * runner-medic's view of one Kubernetes cluster. Reads return parsed domain types; every
  * mutation is guarded by a uid precondition so a fresh object of the same name is never hit.
@@ -26,7 +31,23 @@ export interface ClusterGateway {
   readonly cluster: string;
   /** Runners of one namespace, or of every namespace when none is given. */
   listRunners(namespace?: string): Promise<RunnerListing>;
+  /** One page of a namespace's EphemeralRunners and runner pods (`limit`/`continue`). */
+  listRunnersPage(namespace: string, next: string | null, limit: number): Promise<RunnerPage>;
   listNodes(): Promise<Node[]>;
+  getNode(name: string): Promise<Node | null>;
+  /**
+   * One EphemeralRunner of a scale set (label selector, `limit=1`), in the given namespaces or in
+   * every namespace: where a scale set lives, when the engine has not seen it yet.
+   */
+  findRunnerOfScaleSet(
+    scaleSet: string,
+    namespaces?: readonly string[],
+  ): Promise<EphemeralRunner | null>;
+  /**
+   * The runner pods on one node (`fieldSelector=spec.nodeName=…` plus ARC's runner labels), in
+   * the given namespaces, or in every namespace when none is given.
+   */
+  listRunnerPodsOnNode(nodeName: string, namespaces?: readonly string[]): Promise<Pod[]>;
   getEphemeralRunner(namespace: string, name: string): Promise<EphemeralRunner | null>;
   getPod(namespace: string, name: string): Promise<Pod | null>;
   deleteEphemeralRunner(namespace: string, name: string, uid: string): Promise<ClusterMutation>;
@@ -44,5 +65,10 @@ export interface ClusterGateway {
 /** Finds the gateway for a cluster name as events carry it (`clusterName`). */
 export interface ClusterGateways {
   clusters(): string[];
+  /**
+   * The runner namespaces configured for a cluster; null when none are configured and the
+   * cluster may be listed across all namespaces.
+   */
+  namespaces(cluster: string): readonly string[] | null;
   forCluster(cluster: string): Promise<ClusterGateway>;
 }

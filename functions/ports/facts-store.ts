@@ -2,6 +2,7 @@ import type { Action, ActionOutcome, ActionTarget } from '../domain/action.js';
 import type { JobAnnotation } from '../domain/annotations.js';
 import type {
   ActionRecord,
+  BreakerState,
   ErJobCacheEntry,
   JobRecord,
   MissingPod,
@@ -10,7 +11,7 @@ import type {
 } from '../domain/facts.js';
 import type { Loss, NodeSignal, RunnerWarning } from '../domain/loss.js';
 
-/** What the store remembers between invocations: everything in Facts but the live listings. */
+/** What the store remembers about some subjects: everything in Facts but the live objects. */
 export interface StoredFacts {
   jobs: JobRecord[];
   runs: RunRecord[];
@@ -21,8 +22,35 @@ export interface StoredFacts {
   runnerWarnings: RunnerWarning[];
   registrations: RunnerRegistration[];
   actions: ActionRecord[];
-  /** Earliest pending wake-up (grace period end, retry), epoch ms. */
-  wakeAt: number | null;
+  breakers: BreakerState[];
+}
+
+export const emptyStoredFacts = (): StoredFacts => ({
+  jobs: [],
+  runs: [],
+  erJobCache: [],
+  missingPods: [],
+  losses: [],
+  nodeSignals: [],
+  runnerWarnings: [],
+  registrations: [],
+  actions: [],
+  breakers: [],
+});
+
+/** A runner as the store knows it: where it lives. */
+export interface RunnerRef {
+  cluster: string;
+  namespace: string;
+  name: string;
+}
+
+/** What one read of a subject's partition or index returned, and how many items it read. */
+export interface StoreRead {
+  facts: StoredFacts;
+  /** Runners named in the items read (losses, cached job fields, warnings). */
+  runners: RunnerRef[];
+  itemsRead: number;
 }
 
 export interface StaleClaim {
@@ -34,8 +62,62 @@ export interface StaleClaim {
 export type ClaimResult =
   { claimed: true; previous: ActionRecord | null } | { claimed: false; existing: ActionRecord };
 
+/** A timer kept as data: at `at`, decide again for these subjects. */
+export interface DueWake {
+  at: number;
+  subject: string;
+}
+
+/** Where a paged sweep of one cluster stands, so that the next invocation resumes there. */
+export interface SweepCursor {
+  /** Index into the cluster's namespace list (or discovered namespaces). */
+  namespaceIndex: number;
+  /** When this pass over the cluster began (epoch ms). */
+  passStartedAt: number;
+}
+
+/** An audit event written with its action's result, not yet published (the outbox). */
+export interface PendingAudit {
+  key: string;
+  event: { detailType: string; detail: Record<string, unknown> };
+}
+
+/**
+ * The facts store, laid out by subject: one partition per job, run, runner name, node, EC2
+ * instance, scale-set breaker and registration; indexes join a job to its runner name, a run to
+ * its jobs and re-run intents, an org to its registrations. Nothing holds all facts of one kind.
+ */
 export interface FactsStore {
-  load(now: number): Promise<StoredFacts>;
+  /** A job's partition (the job record). */
+  readJob(repo: string, jobId: number, now: number): Promise<StoreRead>;
+  /** A run's jobs, run records and the actions on the run (re-runs, cancels). */
+  readRun(repo: string, runId: number, now: number): Promise<StoreRead>;
+  /** Everything filed under a runner name: jobs it ran, its losses, warnings, cached ER job
+   * fields, missing-pod records, its registration and the actions on it (all clusters). */
+  readRunnerName(name: string, now: number): Promise<StoreRead>;
+  /** Node signals of a node. */
+  readNode(cluster: string, nodeName: string, now: number): Promise<StoreRead>;
+  /** The node an EC2 instance is (cluster/node), with its signals; null when unknown. */
+  readInstance(
+    instanceId: string,
+    now: number,
+  ): Promise<{ node: { cluster: string; nodeName: string } | null; read: StoreRead }>;
+  /** The breaker of a cluster (scaleSet null) or of one scale set: loss counter and trip. */
+  readBreaker(cluster: string, scaleSet: string | null, now: number): Promise<StoreRead>;
+  /**
+   * Where scale sets' runners live (lower-cased scale-set name → `cluster/namespace` list), as the
+   * sweep last saw them: one small item, so a job's labels are resolved with one read.
+   */
+  readScaleSets(now: number): Promise<{ sets: Record<string, string[]>; itemsRead: number }>;
+  /** Records where one cluster's scale sets live (the sweep, after listing the cluster). */
+  recordScaleSets(cluster: string, sets: Record<string, string[]>, now: number): Promise<void>;
+  /** Queued jobs of an owner (the sparse queued index), for the sweep's starvation check. */
+  readQueuedJobs(owner: string, now: number): Promise<StoreRead>;
+  /** Registrations of one org or repo owner, for the sweep's refresh. */
+  readRegistrations(owner: string, now: number): Promise<StoreRead>;
+  /** Owners (orgs) with jobs recorded, with an installation id, for the sweep. */
+  knownOwners(now: number): Promise<{ owner: string; installationId: number | null }[]>;
+
   /** Keeps the newest state of a job: a later attempt or a later stage wins; older input is dropped. */
   recordJob(record: JobRecord, now: number): Promise<void>;
   recordRun(record: RunRecord, now: number): Promise<void>;
@@ -48,20 +130,80 @@ export interface FactsStore {
   recordLoss(loss: Loss, now: number): Promise<void>;
   recordNodeSignal(signal: NodeSignal, now: number): Promise<void>;
   recordRunnerWarning(warning: RunnerWarning, now: number): Promise<void>;
+  /** Remembers which node an EC2 instance is (seen on a Node's providerID). */
+  recordInstance(instanceId: string, cluster: string, nodeName: string, now: number): Promise<void>;
   /** Caches ER job fields the first time they are seen; later writes keep the first `seenAt`. */
   cacheErJob(entry: ErJobCacheEntry, now: number): Promise<void>;
   /** Records a pod seen missing; keeps the first `since`. */
   recordMissingPod(pod: MissingPod, now: number): Promise<void>;
   clearMissingPod(cluster: string, namespace: string, name: string): Promise<void>;
-  replaceRegistrations(registrations: RunnerRegistration[], now: number): Promise<void>;
+  /** One registration per runner; `offlineSince` as computed by the caller. */
+  putRegistration(registration: RunnerRegistration, now: number): Promise<void>;
+  deleteRegistration(registration: RunnerRegistration): Promise<void>;
+
+  /**
+   * Counts a confirmed loss in a breaker (conditional update: a runner counts once). Entries
+   * older than `windowMs` are dropped in the same write.
+   */
+  countLoss(
+    cluster: string,
+    scaleSet: string | null,
+    runner: string,
+    at: number,
+    windowMs: number,
+    now: number,
+  ): Promise<void>;
+  /** Opens a breaker until `openUntil` (kept open for its window whatever the count does). */
+  openBreaker(
+    cluster: string,
+    scaleSet: string | null,
+    trippedAt: number,
+    openUntil: number,
+    now: number,
+  ): Promise<void>;
+  /** Adds subjects held by an open breaker, to be decided again, in order, when it closes. */
+  holdInBreaker(
+    cluster: string,
+    scaleSet: string | null,
+    subjects: string[],
+    now: number,
+  ): Promise<void>;
+
   /**
    * Claims an action's idempotency key with a conditional write. A key can be claimed again
    * when its last outcome asks for a retry, or when a claim was left without result for longer
    * than `staleAfterMs` (a crash between claim and result).
    */
   claimAction(action: Action, now: number, staleAfterMs: number): Promise<ClaimResult>;
-  finishAction(key: string, outcome: ActionOutcome, now: number, detail: string): Promise<void>;
+  /** Records the result and, in the same write, the audit event to publish (the outbox). */
+  finishAction(
+    key: string,
+    outcome: ActionOutcome,
+    now: number,
+    detail: string,
+    audit?: PendingAudit['event'],
+  ): Promise<void>;
+  /** The audit event was published: take it out of the outbox. */
+  markPublished(key: string): Promise<void>;
+  /** Audit events written but not published (a crash between the write and PutEvents). */
+  unpublishedAudits(limit: number): Promise<PendingAudit[]>;
   /** Claims left without a result for longer than `staleAfterMs` (a crash between claim and result). */
   staleClaims(now: number, staleAfterMs: number): Promise<StaleClaim[]>;
-  scheduleWake(at: number, now: number): Promise<void>;
+
+  /** Earliest pending wake-up (epoch ms) the store knows of, to send one wake per moment. */
+  nextWake(now: number): Promise<number | null>;
+  /** Records a timer: at `at`, decide again for `subjects`. */
+  scheduleWake(at: number, now: number, subjects?: string[]): Promise<void>;
+  /** Timers due by `now`, oldest first, at most `limit`. */
+  dueWakes(now: number, limit: number): Promise<DueWake[]>;
+  clearWake(wake: DueWake): Promise<void>;
+
+  sweepCursor(cluster: string): Promise<SweepCursor | null>;
+  setSweepCursor(cluster: string, cursor: SweepCursor | null, now: number): Promise<void>;
+
+  /** A subject that keeps failing: count one more failure; returns the count in its window. */
+  noteFailure(subject: string, now: number): Promise<{ failures: number; setAside: boolean }>;
+  /** Marks a subject set aside (its failures exhausted the backoff) until `until`. */
+  setAside(subject: string, until: number, now: number): Promise<void>;
+  isSetAside(subject: string, now: number): Promise<boolean>;
 }

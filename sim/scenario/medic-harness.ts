@@ -140,6 +140,10 @@ export class MedicHarness {
     this.reconcile = createReconcileHandler({ engine, logger: logger(), metrics: metrics() });
 
     this.bus.onEntry((entry) => this.route(entry));
+    // A deployment sweeps once when it starts: the sweep learns where the scale sets live.
+    clock.after(1, 'first reconcile sweep', () =>
+      this.invoke('reconcile', { source: 'aws.events', 'detail-type': 'Scheduled Event' }),
+    );
     this.scheduleSweep(clock.now() + this.options.sweepSeconds * 1000);
   }
 

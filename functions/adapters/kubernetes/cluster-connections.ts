@@ -17,14 +17,24 @@ import type { AwsCredentialsProvider } from './eks-token.js';
 import { KubeClusterGateway, type KubeClusterGatewayOptions } from './kube-cluster-gateway.js';
 import type { KubeconfigSecret } from './kubeconfig-source.js';
 
-/** How runner-medic reaches one cluster. */
-export type ClusterAccess =
+/**
+ * Where runner-medic looks in one cluster: the runner namespaces it lists and reads (namespaced
+ * RBAC). Without them it lists runners across all namespaces, which needs cluster-wide read.
+ */
+export interface ClusterScope {
+  namespaces?: string[];
+}
+
+/** How runner-medic reaches one cluster, and where it looks there. */
+export type ClusterAccess = ClusterScope &
   /** A kubeconfig document given directly (local runs, tests). */
-  | { kind: 'kubeconfig'; kubeconfig: string; context?: string }
-  /** A kubeconfig document kept in SSM (SecureString) or Secrets Manager. */
-  | { kind: 'kubeconfig-secret'; secret: KubeconfigSecret; context?: string }
-  /** EKS IAM auth: endpoint and CA from DescribeCluster, token from presigned STS. */
-  | { kind: 'eks'; region: string; eksClusterName?: string; stsHostname?: string };
+  (
+    | { kind: 'kubeconfig'; kubeconfig: string; context?: string }
+    /** A kubeconfig document kept in SSM (SecureString) or Secrets Manager. */
+    | { kind: 'kubeconfig-secret'; secret: KubeconfigSecret; context?: string }
+    /** EKS IAM auth: endpoint and CA from DescribeCluster, token from presigned STS. */
+    | { kind: 'eks'; region: string; eksClusterName?: string; stsHostname?: string }
+  );
 
 export interface ClusterConnectionsOptions {
   /** Keyed by the `clusterName` events carry. */
@@ -54,16 +64,25 @@ export class UnknownClusterError extends Error {
  */
 export class ClusterConnections implements ClusterGateways {
   private readonly connections = new Map<string, ClusterConnection>();
+  private readonly scopes = new Map<string, readonly string[] | null>();
   private readonly gateways = new Map<string, { key: string; gateway: ClusterGateway }>();
 
   constructor(private readonly options: ClusterConnectionsOptions) {
     for (const [name, access] of Object.entries(options.clusters)) {
       this.connections.set(name, this.connect(name, access));
+      this.scopes.set(
+        name,
+        access.namespaces && access.namespaces.length > 0 ? access.namespaces : null,
+      );
     }
   }
 
   clusters(): string[] {
     return [...this.connections.keys()];
+  }
+
+  namespaces(cluster: string): readonly string[] | null {
+    return this.scopes.get(cluster) ?? null;
   }
 
   async forCluster(cluster: string): Promise<ClusterGateway> {

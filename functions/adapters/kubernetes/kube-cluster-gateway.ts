@@ -18,6 +18,8 @@ export const EPHEMERAL_RUNNERS = {
   plural: 'ephemeralrunners',
 } as const;
 
+const SCALE_SET_LABEL = 'actions.github.com/scale-set-name';
+
 /** The labels ARC puts on every runner pod of a scale set. */
 export const RUNNER_POD_SELECTOR =
   'actions-ephemeral-runner=True,app.kubernetes.io/component=runner';
@@ -90,6 +92,87 @@ export class KubeClusterGateway implements ClusterGateway {
       ephemeralRunners: this.parseAll('EphemeralRunner', ers, parseEphemeralRunner),
       pods: this.parseAll('Pod', pods, parsePod),
     };
+  }
+
+  async listRunnersPage(namespace: string, next: string | null, limit: number) {
+    // Pods follow their EphemeralRunners' page: the ERs of this page, then their pods by name
+    // through the runner label selector of the namespace (one page of the same size).
+    const page = pageOf(
+      await this.call('list ephemeralrunners', () =>
+        this.custom.listNamespacedCustomObject(
+          { ...EPHEMERAL_RUNNERS, namespace, limit, ...(next ? { _continue: next } : {}) },
+          this.opts(),
+        ),
+      ),
+    );
+    const ephemeralRunners = this.parseAll('EphemeralRunner', page.items, parseEphemeralRunner);
+    const names = new Set(ephemeralRunners.map((er) => er.metadata.name));
+    const pods =
+      next === null && page.next === undefined
+        ? (await this.listRunners(namespace)).pods
+        : (await Promise.all([...names].map((name) => this.getPod(namespace, name)))).filter(
+            (p): p is Pod => p !== null,
+          );
+    return { ephemeralRunners, pods, next: page.next ?? null };
+  }
+
+  async findRunnerOfScaleSet(
+    scaleSet: string,
+    namespaces?: readonly string[],
+  ): Promise<EphemeralRunner | null> {
+    const query = { labelSelector: `${SCALE_SET_LABEL}=${scaleSet}`, limit: 1 };
+    for (const namespace of namespaces ?? [undefined]) {
+      const page = pageOf(
+        await this.call(`find a runner of scale set ${scaleSet}`, () =>
+          namespace === undefined
+            ? this.custom.listClusterCustomObject({ ...EPHEMERAL_RUNNERS, ...query }, this.opts())
+            : this.custom.listNamespacedCustomObject(
+                { ...EPHEMERAL_RUNNERS, namespace, ...query },
+                this.opts(),
+              ),
+        ),
+      );
+      const found = this.parseAll('EphemeralRunner', page.items, parseEphemeralRunner)[0];
+      if (found) return found;
+    }
+    return null;
+  }
+
+  async getNode(name: string): Promise<Node | null> {
+    const raw = await this.read(`get node ${name}`, () =>
+      this.core.readNode({ name }, this.opts()),
+    );
+    return raw === null ? null : this.parseOne('Node', raw, parseNode);
+  }
+
+  async listRunnerPodsOnNode(nodeName: string, namespaces?: readonly string[]): Promise<Pod[]> {
+    const query = {
+      labelSelector: RUNNER_POD_SELECTOR,
+      fieldSelector: `spec.nodeName=${nodeName}`,
+      limit: this.pageSize,
+    };
+    const lists = await this.call(`list runner pods on node ${nodeName}`, () =>
+      namespaces === undefined
+        ? listAll(async (next) => {
+            const list = await this.core.listPodForAllNamespaces(
+              { ...query, _continue: next },
+              this.opts(),
+            );
+            return pageOf({ items: list.items, metadata: list.metadata });
+          })
+        : Promise.all(
+            namespaces.map((namespace) =>
+              listAll(async (next) => {
+                const list = await this.core.listNamespacedPod(
+                  { namespace, ...query, _continue: next },
+                  this.opts(),
+                );
+                return pageOf({ items: list.items, metadata: list.metadata });
+              }),
+            ),
+          ).then((all) => all.flat()),
+    );
+    return this.parseAll('Pod', lists, parsePod);
   }
 
   async listNodes(): Promise<Node[]> {

@@ -1,10 +1,18 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { Action, ActionOutcome, ActionTarget } from '../../domain/action.js';
 import type { JobAnnotation } from '../../domain/annotations.js';
 import type {
   ActionRecord,
+  BreakerState,
   ErJobCacheEntry,
   JobRecord,
   MissingPod,
@@ -13,81 +21,179 @@ import type {
 } from '../../domain/facts.js';
 import type { Loss, NodeSignal, RunnerWarning } from '../../domain/loss.js';
 import { StoreError } from '../../ports/delivery-ledger.js';
-import type { ClaimResult, FactsStore, StaleClaim, StoredFacts } from '../../ports/facts-store.js';
+import {
+  emptyStoredFacts,
+  type ClaimResult,
+  type DueWake,
+  type FactsStore,
+  type PendingAudit,
+  type RunnerRef,
+  type StaleClaim,
+  type StoreRead,
+  type StoredFacts,
+  type SweepCursor,
+} from '../../ports/facts-store.js';
 
 const DAY = 24 * 3600;
 /** How long each kind of fact is kept (seconds). Actions outlive GitHub's 30-day re-run window. */
 const TTL = {
   job: 3 * DAY,
+  owner: 3 * DAY,
   run: 3 * DAY,
   loss: DAY,
   nodeSignal: DAY,
+  instance: 2 * DAY,
   runnerWarning: DAY,
   erJob: 2 * DAY,
   missingPod: DAY,
-  registrations: DAY,
+  registration: DAY,
+  breaker: DAY,
+  scaleSet: 7 * DAY,
   action: 35 * DAY,
   wake: 2 * DAY,
+  cursor: DAY,
+  failure: DAY,
 } as const;
 
 type FactKind = keyof typeof TTL;
 
 const JOB_STAGE: Record<string, number> = { queued: 0, waiting: 1, in_progress: 2, completed: 3 };
 const RETRYABLE: ActionOutcome[] = ['retry-later', 'failed'];
+/** Failures of one subject within this window count toward setting it aside. */
+const FAILURE_WINDOW_S = 6 * 3600;
+const FAILURES_BEFORE_SET_ASIDE = 5;
 
-/** The remediation facts on the single table: `pk = FACT#<kind>`, `sk = <id>`, `data`, `expiresAt`. */
+type Item = Record<string, unknown>;
+
+const runnerPk = (cluster: string, namespace: string, name: string) =>
+  `RUNNER#${cluster}/${namespace}/${name}`;
+const jobPk = (repo: string, jobId: number) => `JOB#${repo}#${jobId}`;
+const runKey = (repo: string, runId: number) => `RUN#${repo}#${runId}`;
+const nameKey = (name: string) => `RN#${name}`;
+const breakerPk = (cluster: string, scaleSet: string | null) =>
+  `BREAKER#${cluster}#${scaleSet ?? '*'}`;
+const ownerKey = (owner: RunnerRegistration['owner']) =>
+  'org' in owner ? owner.org : (owner.repo.split('/')[0] ?? owner.repo);
+const pad = (at: number) => String(Math.max(0, Math.floor(at))).padStart(15, '0');
+
+/**
+ * The remediation facts on the single table, one partition per subject (see table-schema.ts for
+ * the indexes). Every write is a single-item put or conditional update, so it runs on dynalite.
+ */
 export class DynamoFactsStore implements FactsStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
 
-  async load(now: number): Promise<StoredFacts> {
-    const [
-      jobs,
-      runs,
-      erJobCache,
-      missingPods,
-      losses,
-      nodeSignals,
-      runnerWarnings,
-      regs,
-      actions,
-      wake,
-    ] = await Promise.all([
-      this.list<JobRecord>('job', now),
-      this.list<RunRecord>('run', now),
-      this.list<ErJobCacheEntry>('erJob', now),
-      this.list<MissingPod>('missingPod', now),
-      this.list<Loss>('loss', now),
-      this.list<NodeSignal>('nodeSignal', now),
-      this.list<RunnerWarning>('runnerWarning', now),
-      this.list<RunnerRegistration[]>('registrations', now),
-      this.list<ActionRecord>('action', now),
-      this.list<{ at: number }>('wake', now),
+  // ---- reads by subject ----
+
+  async readJob(repo: string, jobId: number, now: number): Promise<StoreRead> {
+    const [own, starvation] = await Promise.all([
+      this.query({ pk: jobPk(repo, jobId) }, now),
+      this.query({ index: 'byRun', key: jobPk(repo, jobId) }, now),
     ]);
+    return merge(own, starvation);
+  }
+
+  readRun(repo: string, runId: number, now: number): Promise<StoreRead> {
+    return this.query({ index: 'byRun', key: runKey(repo, runId) }, now);
+  }
+
+  readRunnerName(name: string, now: number): Promise<StoreRead> {
+    return this.query({ index: 'byRunnerName', key: nameKey(name) }, now);
+  }
+
+  readNode(cluster: string, nodeName: string, now: number): Promise<StoreRead> {
+    return this.query({ pk: `NODE#${cluster}#${nodeName}` }, now);
+  }
+
+  async readInstance(instanceId: string, now: number) {
+    const read = await this.query({ pk: `INSTANCE#${instanceId}` }, now);
+    const node = read.extra.find((i) => i.type === 'instance')?.data as
+      { cluster: string; nodeName: string } | undefined;
+    return { node: node ?? null, read };
+  }
+
+  readBreaker(cluster: string, scaleSet: string | null, now: number): Promise<StoreRead> {
+    return this.query({ pk: breakerPk(cluster, scaleSet) }, now);
+  }
+
+  async readScaleSets(now: number) {
+    const item = await this.getItem('SCALESETS', 'ALL', now);
     return {
-      jobs,
-      runs,
-      erJobCache,
-      missingPods,
-      losses,
-      nodeSignals,
-      runnerWarnings,
-      registrations: regs.flat(),
-      actions,
-      wakeAt: wake[0] && wake[0].at > now ? wake[0].at : null,
+      sets: (item?.data as Record<string, string[]> | undefined) ?? {},
+      itemsRead: item ? 1 : 0,
     };
   }
 
+  async recordScaleSets(
+    cluster: string,
+    sets: Record<string, string[]>,
+    now: number,
+  ): Promise<void> {
+    const { sets: before } = await this.readScaleSets(now);
+    // Additive: a location that no longer holds runners only costs a GET that finds nothing.
+    const merged: Record<string, string[]> = { ...before };
+    let changed = false;
+    for (const [name, locations] of Object.entries(sets)) {
+      const next = [...new Set([...(merged[name] ?? []), ...locations])].sort();
+      changed ||= next.length !== (merged[name] ?? []).length;
+      merged[name] = next;
+    }
+    if (changed || Object.keys(before).length === 0)
+      await this.put('scaleSet', 'SCALESETS', 'ALL', merged, now);
+    void cluster;
+  }
+
+  readQueuedJobs(owner: string, now: number): Promise<StoreRead> {
+    return this.query({ index: 'byGroup', key: `QUEUED#${owner}` }, now);
+  }
+
+  readRegistrations(owner: string, now: number): Promise<StoreRead> {
+    return this.query({ index: 'byGroup', key: `REGS#${owner}` }, now);
+  }
+
+  async knownOwners(now: number) {
+    const read = await this.query({ index: 'byGroup', key: 'OWNERS' }, now);
+    return read.extra
+      .filter((i) => i.type === 'owner')
+      .map((i) => i.data as { owner: string; installationId: number | null });
+  }
+
+  /** Every live item, for tests and inspection only: the engine never reads the whole table. */
+  async scanAll(now: number): Promise<StoredFacts> {
+    const out = emptyStoredFacts();
+    let startKey: Item | undefined;
+    do {
+      const page = await this.client.send(
+        new ScanCommand({ TableName: this.tableName, ExclusiveStartKey: startKey }),
+      );
+      for (const item of page.Items ?? []) if (live(item, now)) file(out, [], item);
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return out;
+  }
+
+  // ---- writes ----
+
   async recordJob(record: JobRecord, now: number): Promise<void> {
     const rank = record.job.runAttempt * 10 + (JOB_STAGE[record.job.status] ?? 0);
-    const id = `${record.repository.fullName}#${record.job.jobId}`;
+    const { fullName: repo, owner } = record.repository;
+    const id = jobPk(repo, record.job.jobId);
     try {
       await this.client.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: this.item('job', id, record, now, { rank }),
+          Item: {
+            ...this.item('job', id, 'JOB', record, now),
+            rank,
+            run: runKey(repo, record.job.runId),
+            ...(record.job.runnerName ? { rn: nameKey(record.job.runnerName) } : {}),
+            ...(record.job.status === 'queued' && record.job.runnerName === null
+              ? { grp: `QUEUED#${owner}` }
+              : {}),
+          },
           ConditionExpression: 'attribute_not_exists(pk) OR #rank <= :rank OR expiresAt < :now',
           ExpressionAttributeNames: { '#rank': 'rank' },
           ExpressionAttributeValues: { ':rank': rank, ':now': seconds(now) },
@@ -97,10 +203,20 @@ export class DynamoFactsStore implements FactsStore {
       if (error instanceof ConditionalCheckFailedException) return;
       throw new StoreError(`could not record job ${id}`, { cause: error });
     }
+    if (record.installationId !== null)
+      await this.put(
+        'owner',
+        `OWNER#${owner}`,
+        'OWNER',
+        { owner, installationId: record.installationId },
+        now,
+        { grp: 'OWNERS' },
+      );
   }
 
   async recordRun(record: RunRecord, now: number): Promise<void> {
-    await this.put('run', `${record.repository.fullName}#${record.run.runId}`, record, now);
+    const key = runKey(record.repository.fullName, record.run.runId);
+    await this.put('run', key, `RUN#${pad(record.run.runAttempt)}`, record, now, { run: key });
   }
 
   async setJobAnnotations(
@@ -113,7 +229,7 @@ export class DynamoFactsStore implements FactsStore {
       `annotate job ${repo}#${jobId}`,
       new UpdateCommand({
         TableName: this.tableName,
-        Key: { pk: 'FACT#job', sk: `${repo}#${jobId}` },
+        Key: { pk: jobPk(repo, jobId), sk: 'JOB' },
         UpdateExpression: 'SET #data.annotations = :annotations',
         ConditionExpression: 'attribute_exists(pk) AND expiresAt >= :now',
         ExpressionAttributeNames: { '#data': 'data' },
@@ -124,42 +240,59 @@ export class DynamoFactsStore implements FactsStore {
   }
 
   async recordLoss(loss: Loss, now: number): Promise<void> {
-    const id = [
-      loss.cluster,
-      loss.namespace,
-      loss.runnerName,
-      loss.cause.kind,
-      loss.podUid ?? '',
-    ].join('#');
-    await this.put('loss', id, loss, now);
+    const sk = ['LOSS', loss.cause.kind, loss.podUid ?? ''].join('#');
+    await this.put('loss', runnerPk(loss.cluster, loss.namespace, loss.runnerName), sk, loss, now, {
+      rn: nameKey(loss.runnerName),
+    });
   }
 
   async recordNodeSignal(signal: NodeSignal, now: number): Promise<void> {
-    const id = [
-      signal.cluster ?? '',
-      signal.nodeName ?? '',
-      signal.instanceId ?? '',
-      signal.kind,
-    ].join('#');
-    await this.put('nodeSignal', id, signal, now);
+    const sk = ['SIGNAL', signal.kind, signal.nodeName ?? '', signal.instanceId ?? ''].join('#');
+    if (signal.cluster !== null && signal.nodeName !== null)
+      await this.put('nodeSignal', `NODE#${signal.cluster}#${signal.nodeName}`, sk, signal, now);
+    if (signal.instanceId !== null)
+      await this.put('nodeSignal', `INSTANCE#${signal.instanceId}`, sk, signal, now);
+  }
+
+  async recordInstance(
+    instanceId: string,
+    cluster: string,
+    nodeName: string,
+    now: number,
+  ): Promise<void> {
+    await this.put('instance', `INSTANCE#${instanceId}`, 'NODE', { cluster, nodeName }, now);
   }
 
   async recordRunnerWarning(warning: RunnerWarning, now: number): Promise<void> {
-    const id = [warning.cluster, warning.namespace, warning.runnerName, warning.kind].join('#');
-    await this.put('runnerWarning', id, warning, now);
+    await this.put(
+      'runnerWarning',
+      runnerPk(warning.cluster, warning.namespace, warning.runnerName),
+      `WARN#${warning.kind}`,
+      warning,
+      now,
+      { rn: nameKey(warning.runnerName) },
+    );
   }
 
   async cacheErJob(entry: ErJobCacheEntry, now: number): Promise<void> {
-    const id = [entry.cluster, entry.namespace, entry.runnerName].join('/');
-    await this.putIfAbsent('erJob', id, entry, now);
+    await this.putIfAbsent(
+      'erJob',
+      runnerPk(entry.cluster, entry.namespace, entry.runnerName),
+      'ERJOB',
+      entry,
+      now,
+      { rn: nameKey(entry.runnerName) },
+    );
   }
 
   async recordMissingPod(pod: MissingPod, now: number): Promise<void> {
     await this.putIfAbsent(
       'missingPod',
-      [pod.cluster, pod.namespace, pod.name].join('/'),
+      runnerPk(pod.cluster, pod.namespace, pod.name),
+      'MISSING',
       pod,
       now,
+      { rn: nameKey(pod.name) },
     );
   }
 
@@ -168,14 +301,141 @@ export class DynamoFactsStore implements FactsStore {
       `clear missing pod ${name}`,
       new DeleteCommand({
         TableName: this.tableName,
-        Key: { pk: 'FACT#missingPod', sk: [cluster, namespace, name].join('/') },
+        Key: { pk: runnerPk(cluster, namespace, name), sk: 'MISSING' },
       }),
     );
   }
 
-  async replaceRegistrations(registrations: RunnerRegistration[], now: number): Promise<void> {
-    await this.put('registrations', 'ALL', registrations, now);
+  async putRegistration(registration: RunnerRegistration, now: number): Promise<void> {
+    const owner = ownerKey(registration.owner);
+    await this.put('registration', `REG#${owner}#${registration.id}`, 'REG', registration, now, {
+      rn: nameKey(registration.name),
+      grp: `REGS#${owner}`,
+    });
   }
+
+  async deleteRegistration(registration: RunnerRegistration): Promise<void> {
+    await this.send(
+      `forget registration ${registration.id}`,
+      new DeleteCommand({
+        TableName: this.tableName,
+        Key: { pk: `REG#${ownerKey(registration.owner)}#${registration.id}`, sk: 'REG' },
+      }),
+    );
+  }
+
+  // ---- breakers ----
+
+  async countLoss(
+    cluster: string,
+    scaleSet: string | null,
+    runner: string,
+    at: number,
+    windowMs: number,
+    now: number,
+  ): Promise<void> {
+    const key = breakerPk(cluster, scaleSet);
+    const item = await this.getItem(key, 'BREAKER', now);
+    if (!item) {
+      try {
+        await this.client.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: {
+              pk: key,
+              sk: 'BREAKER',
+              cluster,
+              scaleSet,
+              losses: { [runner]: at },
+              held: [],
+              expiresAt: seconds(now) + TTL.breaker,
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+        return;
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException))
+          throw new StoreError(`could not count a loss in ${key}`, { cause: error });
+      }
+    }
+    const losses = (item?.losses as Record<string, number> | undefined) ?? {};
+    if (runner in losses) return;
+    // A runner counts once, whoever writes first; entries past the window go in the same write.
+    const stale = Object.entries(losses)
+      .filter(([, t]) => t <= now - windowMs)
+      .map(([k]) => k)
+      .slice(0, 50);
+    const names: Record<string, string> = { '#losses': 'losses', '#r': runner };
+    stale.forEach((k, i) => (names[`#s${i}`] = k));
+    await this.send(
+      `count a loss in ${key}`,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { pk: key, sk: 'BREAKER' },
+        UpdateExpression:
+          'SET #losses.#r = :at, expiresAt = :exp' +
+          (stale.length > 0 ? ` REMOVE ${stale.map((_, i) => `#losses.#s${i}`).join(', ')}` : ''),
+        ConditionExpression: 'attribute_exists(#losses) AND attribute_not_exists(#losses.#r)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: { ':at': at, ':exp': seconds(now) + TTL.breaker },
+      }),
+      true,
+    );
+  }
+
+  async openBreaker(
+    cluster: string,
+    scaleSet: string | null,
+    trippedAt: number,
+    openUntil: number,
+    now: number,
+  ): Promise<void> {
+    await this.send(
+      `open breaker ${breakerPk(cluster, scaleSet)}`,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { pk: breakerPk(cluster, scaleSet), sk: 'BREAKER' },
+        UpdateExpression:
+          'SET trippedAt = :t, openUntil = :u, held = :none, cluster = :c, scaleSet = :s, expiresAt = :exp, #losses = if_not_exists(#losses, :empty)',
+        ConditionExpression: 'attribute_not_exists(openUntil) OR openUntil < :t',
+        ExpressionAttributeNames: { '#losses': 'losses' },
+        ExpressionAttributeValues: {
+          ':t': trippedAt,
+          ':u': openUntil,
+          ':none': [],
+          ':c': cluster,
+          ':s': scaleSet,
+          ':exp': seconds(now) + TTL.breaker,
+          ':empty': {},
+        },
+      }),
+      true,
+    );
+  }
+
+  async holdInBreaker(
+    cluster: string,
+    scaleSet: string | null,
+    subjects: string[],
+    now: number,
+  ): Promise<void> {
+    const item = await this.getItem(breakerPk(cluster, scaleSet), 'BREAKER', now);
+    const held = (item?.held as string[] | undefined) ?? [];
+    const fresh = subjects.filter((s) => !held.includes(s));
+    if (fresh.length === 0 || !item) return;
+    await this.send(
+      `hold in breaker ${breakerPk(cluster, scaleSet)}`,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { pk: breakerPk(cluster, scaleSet), sk: 'BREAKER' },
+        UpdateExpression: 'SET held = list_append(if_not_exists(held, :none), :fresh)',
+        ExpressionAttributeValues: { ':none': [], ':fresh': fresh },
+      }),
+    );
+  }
+
+  // ---- actions and the audit outbox ----
 
   async claimAction(action: Action, now: number, staleAfterMs: number): Promise<ClaimResult> {
     const record: ActionRecord = {
@@ -199,7 +459,9 @@ export class DynamoFactsStore implements FactsStore {
         new PutCommand({
           TableName: this.tableName,
           Item: {
-            ...this.item('action', action.key, record, now),
+            ...this.item('action', `ACTION#${action.key}`, 'ACTION', record, now),
+            ...actionIndexes(action),
+            pend: 'CLAIM',
             outcome: 'claimed',
             claimedAt: now,
             target: action.target,
@@ -222,7 +484,9 @@ export class DynamoFactsStore implements FactsStore {
       };
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) {
-        return { claimed: false, existing: await this.getAction(action.key, now) };
+        const existing = await this.getItem(`ACTION#${action.key}`, 'ACTION', now);
+        if (!existing) throw new StoreError(`action ${action.key} vanished between claim and read`);
+        return { claimed: false, existing: existing.data as ActionRecord };
       }
       throw new StoreError(`could not claim action ${action.key}`, { cause: error });
     }
@@ -233,37 +497,78 @@ export class DynamoFactsStore implements FactsStore {
     outcome: ActionOutcome,
     now: number,
     detail: string,
+    audit?: PendingAudit['event'],
   ): Promise<void> {
     await this.send(
       `finish action ${key}`,
       new UpdateCommand({
         TableName: this.tableName,
-        Key: { pk: 'FACT#action', sk: key },
-        UpdateExpression:
-          'SET outcome = :outcome, #data.outcome = :outcome, #data.finishedAt = :now, #data.detail = :detail',
+        Key: { pk: `ACTION#${key}`, sk: 'ACTION' },
+        UpdateExpression: audit
+          ? 'SET outcome = :outcome, #data.outcome = :outcome, #data.finishedAt = :now, #data.detail = :detail, pend = :outbox, audit = :audit'
+          : 'SET outcome = :outcome, #data.outcome = :outcome, #data.finishedAt = :now, #data.detail = :detail REMOVE pend',
         ExpressionAttributeNames: { '#data': 'data' },
-        ExpressionAttributeValues: { ':outcome': outcome, ':now': now, ':detail': detail },
+        ExpressionAttributeValues: {
+          ':outcome': outcome,
+          ':now': now,
+          ':detail': detail,
+          ...(audit ? { ':outbox': 'OUTBOX', ':audit': audit } : {}),
+        },
       }),
     );
   }
 
+  async markPublished(key: string): Promise<void> {
+    await this.send(
+      `mark ${key} published`,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { pk: `ACTION#${key}`, sk: 'ACTION' },
+        UpdateExpression: 'REMOVE pend, audit',
+        ConditionExpression: 'pend = :outbox',
+        ExpressionAttributeValues: { ':outbox': 'OUTBOX' },
+      }),
+      true,
+    );
+  }
+
+  async unpublishedAudits(limit: number): Promise<PendingAudit[]> {
+    const items = await this.queryItems({ index: 'byPending', key: 'OUTBOX' }, limit);
+    return items
+      .filter((i) => i.audit !== undefined)
+      .map((i) => ({
+        key: String(i.pk).slice('ACTION#'.length),
+        event: i.audit as PendingAudit['event'],
+      }));
+  }
+
   async staleClaims(now: number, staleAfterMs: number): Promise<StaleClaim[]> {
-    const items = await this.listItems('action', now);
+    const items = await this.queryItems({ index: 'byPending', key: 'CLAIM' });
     return items
       .filter((item) => item.outcome === 'claimed' && Number(item.claimedAt) < now - staleAfterMs)
       .map((item) => ({
-        key: String(item.sk),
+        key: String(item.pk).slice('ACTION#'.length),
         target: item.target as ActionTarget,
         claimedAt: Number(item.claimedAt),
       }));
   }
 
-  async scheduleWake(at: number, now: number): Promise<void> {
+  // ---- timers ----
+
+  async nextWake(now: number): Promise<number | null> {
+    const item = await this.getItem('WAKE', 'NEXT', now);
+    const at = (item?.data as { at?: number } | undefined)?.at;
+    return typeof at === 'number' && at > now ? at : null;
+  }
+
+  async scheduleWake(at: number, now: number, subjects: string[] = []): Promise<void> {
+    for (const subject of subjects)
+      await this.put('wake', 'WAKES', `${pad(at)}#${subject}`, { at, subject }, now);
     try {
       await this.client.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: this.item('wake', 'NEXT', { at }, now),
+          Item: this.item('wake', 'WAKE', 'NEXT', { at }, now),
           ConditionExpression: 'attribute_not_exists(pk) OR #data.#at <= :now OR #data.#at > :at',
           ExpressionAttributeNames: { '#data': 'data', '#at': 'at' },
           ExpressionAttributeValues: { ':now': now, ':at': at },
@@ -275,30 +580,106 @@ export class DynamoFactsStore implements FactsStore {
     }
   }
 
-  private async getAction(key: string, now: number): Promise<ActionRecord> {
-    const actions = await this.list<ActionRecord>('action', now, key);
-    const found = actions[0];
-    if (!found) throw new StoreError(`action ${key} vanished between claim and read`);
-    return found;
+  async dueWakes(now: number, limit: number): Promise<DueWake[]> {
+    const items = await this.queryItems({ pk: 'WAKES', skBelow: `${pad(now)}#\uffff` }, limit);
+    return items.map((i) => i.data as DueWake);
   }
 
-  private item(kind: FactKind, id: string, data: unknown, now: number, extra: object = {}) {
-    return { pk: `FACT#${kind}`, sk: id, data, expiresAt: seconds(now) + TTL[kind], ...extra };
-  }
-
-  private async put(kind: FactKind, id: string, data: unknown, now: number): Promise<void> {
+  async clearWake(wake: DueWake): Promise<void> {
     await this.send(
-      `record ${kind} ${id}`,
-      new PutCommand({ TableName: this.tableName, Item: this.item(kind, id, data, now) }),
+      'clear a wake-up',
+      new DeleteCommand({
+        TableName: this.tableName,
+        Key: { pk: 'WAKES', sk: `${pad(wake.at)}#${wake.subject}` },
+      }),
     );
   }
 
-  private async putIfAbsent(kind: FactKind, id: string, data: unknown, now: number): Promise<void> {
+  // ---- the sweep's place, and subjects that keep failing ----
+
+  async sweepCursor(cluster: string): Promise<SweepCursor | null> {
+    const item = await this.getItem(`SWEEP#${cluster}`, 'CURSOR', 0);
+    return (item?.data as SweepCursor | undefined) ?? null;
+  }
+
+  async setSweepCursor(cluster: string, cursor: SweepCursor | null, now: number): Promise<void> {
+    if (cursor === null) {
+      await this.send(
+        'clear sweep cursor',
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: { pk: `SWEEP#${cluster}`, sk: 'CURSOR' },
+        }),
+      );
+      return;
+    }
+    await this.put('cursor', `SWEEP#${cluster}`, 'CURSOR', cursor, now);
+  }
+
+  async noteFailure(subject: string, now: number) {
+    const result = await this.client
+      .send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: `FAIL#${subject}`, sk: 'FAIL' },
+          UpdateExpression: 'ADD failures :one SET expiresAt = if_not_exists(expiresAt, :exp)',
+          ExpressionAttributeValues: { ':one': 1, ':exp': seconds(now) + FAILURE_WINDOW_S },
+          ReturnValues: 'ALL_NEW',
+        }),
+      )
+      .catch((error: unknown) => {
+        throw new StoreError(`could not count a failure of ${subject}`, { cause: error });
+      });
+    const failures = Number(result.Attributes?.failures ?? 1);
+    return { failures, setAside: failures >= FAILURES_BEFORE_SET_ASIDE };
+  }
+
+  async setAside(subject: string, until: number, now: number): Promise<void> {
+    await this.put('failure', `ASIDE#${subject}`, 'ASIDE', { until }, now);
+  }
+
+  async isSetAside(subject: string, now: number): Promise<boolean> {
+    const item = await this.getItem(`ASIDE#${subject}`, 'ASIDE', now);
+    const until = (item?.data as { until?: number } | undefined)?.until;
+    return typeof until === 'number' && until > now;
+  }
+
+  // ---- plumbing ----
+
+  private item(kind: FactKind, pk: string, sk: string, data: unknown, now: number) {
+    return { pk, sk, type: kind, data, expiresAt: seconds(now) + TTL[kind] };
+  }
+
+  private async put(
+    kind: FactKind,
+    pk: string,
+    sk: string,
+    data: unknown,
+    now: number,
+    extra: Item = {},
+  ): Promise<void> {
     await this.send(
-      `record ${kind} ${id}`,
+      `record ${kind} ${pk}`,
       new PutCommand({
         TableName: this.tableName,
-        Item: this.item(kind, id, data, now),
+        Item: { ...this.item(kind, pk, sk, data, now), ...extra },
+      }),
+    );
+  }
+
+  private async putIfAbsent(
+    kind: FactKind,
+    pk: string,
+    sk: string,
+    data: unknown,
+    now: number,
+    extra: Item = {},
+  ): Promise<void> {
+    await this.send(
+      `record ${kind} ${pk}`,
+      new PutCommand({
+        TableName: this.tableName,
+        Item: { ...this.item(kind, pk, sk, data, now), ...extra },
         ConditionExpression: 'attribute_not_exists(pk) OR expiresAt < :now',
         ExpressionAttributeValues: { ':now': seconds(now) },
       }),
@@ -306,40 +687,75 @@ export class DynamoFactsStore implements FactsStore {
     );
   }
 
-  private async list<T>(kind: FactKind, now: number, onlyId?: string): Promise<T[]> {
-    return (await this.listItems(kind, now, onlyId)).map((item) => item.data as T);
+  private async getItem(pk: string, sk: string, now: number): Promise<Item | null> {
+    try {
+      const r = await this.client.send(
+        new GetCommand({ TableName: this.tableName, Key: { pk, sk } }),
+      );
+      return r.Item && live(r.Item, now) ? r.Item : null;
+    } catch (error) {
+      throw new StoreError(`could not read ${pk}`, { cause: error });
+    }
   }
 
-  private async listItems(
-    kind: FactKind,
+  private async query(
+    where: { pk: string } | { index: keyof typeof INDEX_ATTRIBUTE; key: string },
     now: number,
-    onlyId?: string,
-  ): Promise<Record<string, unknown>[]> {
-    const out: Record<string, unknown>[] = [];
-    let startKey: Record<string, unknown> | undefined;
+  ): Promise<StoreRead & { extra: Item[] }> {
+    const items = await this.queryItems(where);
+    const out: StoreRead & { extra: Item[] } = {
+      facts: emptyStoredFacts(),
+      runners: [],
+      itemsRead: items.length,
+      extra: [],
+    };
+    for (const item of items) {
+      if (!live(item, now)) continue;
+      if (!file(out.facts, out.runners, item)) out.extra.push(item);
+    }
+    return out;
+  }
+
+  private async queryItems(
+    where: { pk: string; skBelow?: string } | { index: keyof typeof INDEX_ATTRIBUTE; key: string },
+    limit?: number,
+  ): Promise<Item[]> {
+    const out: Item[] = [];
+    let startKey: Item | undefined;
     do {
       let page;
       try {
         page = await this.client.send(
           new QueryCommand({
             TableName: this.tableName,
-            KeyConditionExpression: onlyId ? 'pk = :pk AND sk = :sk' : 'pk = :pk',
-            ExpressionAttributeValues: {
-              ':pk': `FACT#${kind}`,
-              ...(onlyId ? { ':sk': onlyId } : {}),
-            },
+            ...('index' in where
+              ? {
+                  IndexName: where.index,
+                  KeyConditionExpression: '#k = :k',
+                  ExpressionAttributeNames: { '#k': INDEX_ATTRIBUTE[where.index] },
+                  ExpressionAttributeValues: { ':k': where.key },
+                }
+              : where.skBelow !== undefined
+                ? {
+                    KeyConditionExpression: 'pk = :k AND sk <= :below',
+                    ExpressionAttributeValues: { ':k': where.pk, ':below': where.skBelow },
+                  }
+                : {
+                    KeyConditionExpression: 'pk = :k',
+                    ExpressionAttributeValues: { ':k': where.pk },
+                  }),
+            ...(limit !== undefined ? { Limit: limit - out.length } : {}),
             ExclusiveStartKey: startKey,
           }),
         );
       } catch (error) {
-        throw new StoreError(`could not list ${kind}`, { cause: error });
+        throw new StoreError(`could not read ${'pk' in where ? where.pk : where.key}`, {
+          cause: error,
+        });
       }
-      for (const item of page.Items ?? []) {
-        if (typeof item.expiresAt === 'number' && item.expiresAt < seconds(now)) continue;
-        out.push(item);
-      }
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+      out.push(...((page.Items ?? []) as Item[]));
+      startKey = page.LastEvaluatedKey as Item | undefined;
+    } while (startKey && (limit === undefined || out.length < limit));
     return out;
   }
 
@@ -355,6 +771,106 @@ export class DynamoFactsStore implements FactsStore {
       throw new StoreError(`could not ${what}`, { cause: error });
     }
   }
+}
+
+const INDEX_ATTRIBUTE = {
+  byRunnerName: 'rn',
+  byRun: 'run',
+  byGroup: 'grp',
+  byPending: 'pend',
+} as const;
+
+/** The index keys an action is filed under: its runner's name, its run, or its job. */
+function actionIndexes(action: Action): Item {
+  const t = action.target;
+  const out: Item = {};
+  const runner = action.scope.runnerName;
+  if (runner) out.rn = nameKey(runner);
+  if ('repo' in t && 'runId' in t) out.run = runKey(t.repo, t.runId);
+  else if (t.kind === 'report-starvation') out.run = jobPk(t.repo, t.jobId);
+  return out;
+}
+
+const live = (item: Item, now: number) =>
+  !(typeof item.expiresAt === 'number' && item.expiresAt < seconds(now));
+
+/** Files one item into a facts slice by its type; false when it is not a fact. */
+function file(facts: StoredFacts, runners: RunnerRef[], item: Item): boolean {
+  const data = item.data;
+  const note = (r: { cluster: string; namespace: string }, name: string) => {
+    if (
+      !runners.some(
+        (x) => x.cluster === r.cluster && x.namespace === r.namespace && x.name === name,
+      )
+    )
+      runners.push({ cluster: r.cluster, namespace: r.namespace, name });
+  };
+  switch (item.type) {
+    case 'job':
+      facts.jobs.push(data as JobRecord);
+      return true;
+    case 'run':
+      facts.runs.push(data as RunRecord);
+      return true;
+    case 'loss': {
+      const l = data as Loss;
+      facts.losses.push(l);
+      note(l, l.runnerName);
+      return true;
+    }
+    case 'runnerWarning': {
+      const w = data as RunnerWarning;
+      facts.runnerWarnings.push(w);
+      note(w, w.runnerName);
+      return true;
+    }
+    case 'erJob': {
+      const e = data as ErJobCacheEntry;
+      facts.erJobCache.push(e);
+      note(e, e.runnerName);
+      return true;
+    }
+    case 'missingPod': {
+      const m = data as MissingPod;
+      facts.missingPods.push(m);
+      note(m, m.name);
+      return true;
+    }
+    case 'nodeSignal':
+      facts.nodeSignals.push(data as NodeSignal);
+      return true;
+    case 'registration':
+      facts.registrations.push(data as RunnerRegistration);
+      return true;
+    case 'action':
+      facts.actions.push(data as ActionRecord);
+      return true;
+    default:
+      if (String(item.pk).startsWith('BREAKER#')) {
+        facts.breakers.push(breakerOf(item));
+        return true;
+      }
+      return false;
+  }
+}
+
+function breakerOf(item: Item): BreakerState {
+  return {
+    cluster: String(item.cluster),
+    scaleSet: typeof item.scaleSet === 'string' ? item.scaleSet : null,
+    losses: (item.losses as Record<string, number> | undefined) ?? {},
+    trippedAt: typeof item.trippedAt === 'number' ? item.trippedAt : null,
+    openUntil: typeof item.openUntil === 'number' ? item.openUntil : null,
+    held: (item.held as string[] | undefined) ?? [],
+  };
+}
+
+/** Two reads as one. */
+function merge(a: StoreRead, b: StoreRead): StoreRead {
+  const facts = emptyStoredFacts();
+  for (const k of Object.keys(facts) as (keyof StoredFacts)[])
+    (facts[k] as unknown[]) = [...(a.facts[k] as unknown[]), ...(b.facts[k] as unknown[])];
+  return { facts, runners: [...a.runners, ...b.runners], itemsRead: a.itemsRead + b.itemsRead };
 }
 
 const seconds = (ms: number) => Math.floor(ms / 1000);

@@ -12,6 +12,24 @@ export const deliveryKey = (deliveryId: string) => ({
   sk: 'DELIVERY',
 });
 
+/**
+ * The global secondary indexes the engine's joins use (all project every attribute; all sparse:
+ * an item is in an index only when it carries that index's key):
+ * - `byRunnerName` (`rn`, `sk`): a job by the runner it ran on; a runner's losses, warnings, cached
+ *   job fields, registration and the actions on it.
+ * - `byRun` (`run`, `sk`): a run's jobs, its run records and its re-run / cancel intents.
+ * - `byGroup` (`grp`, `sk`): an owner's queued jobs (`QUEUED#…`), an owner's registrations
+ *   (`REGS#…`), the owners with jobs (`OWNERS`).
+ * - `byPending` (`pend`, `sk`): claims without a result (`CLAIM`) and audit events not yet
+ *   published (`OUTBOX`).
+ */
+export const TABLE_INDEXES = {
+  byRunnerName: 'rn',
+  byRun: 'run',
+  byGroup: 'grp',
+  byPending: 'pend',
+} as const;
+
 export function createTableInput(tableName: string): CreateTableCommandInput {
   return {
     TableName: tableName,
@@ -19,10 +37,22 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
     AttributeDefinitions: [
       { AttributeName: TABLE_KEYS.partition, AttributeType: 'S' },
       { AttributeName: TABLE_KEYS.sort, AttributeType: 'S' },
+      ...Object.values(TABLE_INDEXES).map((a) => ({
+        AttributeName: a,
+        AttributeType: 'S' as const,
+      })),
     ],
     KeySchema: [
       { AttributeName: TABLE_KEYS.partition, KeyType: 'HASH' },
       { AttributeName: TABLE_KEYS.sort, KeyType: 'RANGE' },
     ],
+    GlobalSecondaryIndexes: Object.entries(TABLE_INDEXES).map(([name, attribute]) => ({
+      IndexName: name,
+      KeySchema: [
+        { AttributeName: attribute, KeyType: 'HASH' as const },
+        { AttributeName: TABLE_KEYS.sort, KeyType: 'RANGE' as const },
+      ],
+      Projection: { ProjectionType: 'ALL' as const },
+    })),
   };
 }

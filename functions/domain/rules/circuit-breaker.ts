@@ -24,10 +24,27 @@ function trip(
   if (!cb.enabled) return null;
   const threshold = scaleSet ? cb.maxLossesPerScaleSet : cb.maxLossesPerCluster;
   const window = cb.windowSeconds * 1000;
-  const ats = lost
-    .map((v) => v.lostAt)
-    .filter((t): t is number => t !== null && t > ctx.now - window && t <= ctx.now)
+  // The stored counter holds confirmed losses seen by earlier slices; this slice adds its own.
+  const stored = ctx.facts.breakers.find((b) => b.cluster === cluster && b.scaleSet === scaleSet);
+  const byRunner = new Map<string, number>(Object.entries(stored?.losses ?? {}));
+  for (const v of lost) {
+    if (v.lostAt === null) continue;
+    const k = `${v.cluster}/${v.namespace}/${v.name}`;
+    byRunner.set(k, Math.min(v.lostAt, byRunner.get(k) ?? Infinity));
+  }
+  const ats = [...byRunner.values()]
+    .filter((t) => t > ctx.now - window && t <= ctx.now)
     .sort((a, b) => a - b);
+  // A trip is state: once open, the breaker stays open for its window whatever the count does.
+  if (stored?.openUntil != null && stored.openUntil > ctx.now)
+    return {
+      cluster,
+      scaleSet,
+      losses: ats.length,
+      threshold,
+      windowSeconds: cb.windowSeconds,
+      closesAt: stored.openUntil,
+    };
   const crossedAt = ats[threshold - 1];
   const oldest = ats[ats.length - threshold];
   if (crossedAt === undefined || oldest === undefined) return null;
@@ -66,6 +83,16 @@ export function circuitBreaker(ctx: RuleContext): BreakerTrip[] {
   const lost = ctx.c.runners.filter((v) => v.arcOwned && v.loss);
   const byCluster = new Map<string, RunnerView[]>();
   const bySet = new Map<string, { cluster: string; scaleSet: string; views: RunnerView[] }>();
+  // Scopes known from the store (losses counted by other slices, an open trip) count too.
+  for (const b of ctx.facts.breakers) {
+    if (b.scaleSet === null) byCluster.set(b.cluster, byCluster.get(b.cluster) ?? []);
+    else
+      bySet.set(`${b.cluster}/${b.scaleSet}`, {
+        cluster: b.cluster,
+        scaleSet: b.scaleSet,
+        views: [],
+      });
+  }
   for (const v of lost) {
     byCluster.set(v.cluster, [...(byCluster.get(v.cluster) ?? []), v]);
     if (!v.scaleSet) continue;

@@ -33,6 +33,7 @@ export class EngineHarness {
   policy: Policy = DEFAULT_POLICY;
   private dynamo: EmbeddedDynamo | undefined;
   private deps: EngineDeps | undefined;
+  private facts: DynamoFactsStore | undefined;
 
   async start(): Promise<void> {
     await this.kube.start();
@@ -41,11 +42,12 @@ export class EngineHarness {
     await this.github.start();
     this.dynamo = await startEmbeddedDynamo('runner-medic-engine');
     const busUrl = await this.bus.start();
+    this.facts = new DynamoFactsStore(
+      createDocumentClient(this.dynamo.clientConfig),
+      this.dynamo.tableName,
+    );
     this.deps = {
-      store: new DynamoFactsStore(
-        createDocumentClient(this.dynamo.clientConfig),
-        this.dynamo.tableName,
-      ),
+      store: this.facts,
       clusters: new ClusterConnections({
         clusters: {
           [CLUSTER]: { kind: 'kubeconfig', kubeconfig: this.kube.kubeconfig('runner-medic') },
@@ -89,6 +91,12 @@ export class EngineHarness {
   get engine(): EngineDeps {
     if (!this.deps) throw new Error('harness not started');
     return this.deps;
+  }
+
+  /** The store, with its whole-table read for inspection. */
+  get store(): DynamoFactsStore {
+    if (!this.facts) throw new Error('harness not started');
+    return this.facts;
   }
 
   usePolicy(patch: object): void {

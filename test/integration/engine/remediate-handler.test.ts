@@ -18,7 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => harness.stop());
 
-const stored = async () => harness.engine.store.load(harness.clock.now());
+const stored = async () => harness.store.scanAll(harness.clock.now());
 const cloudWatch = (payload: unknown) => ({
   awslogs: { data: gzipSync(Buffer.from(JSON.stringify(payload))).toString('base64') },
 });

@@ -54,6 +54,8 @@ async function killedMidJob(harness: EngineHarness, failsOnItsOwn: boolean) {
       { withPod: true },
     );
   }
+  // The first sweep learns where the scale set's runners live.
+  await runEngine({ kind: 'sweep' }, harness.engine);
   await clock.advance(120_000);
   await feed(harness, observations, 0);
   const seen = observations.length;
@@ -207,7 +209,7 @@ describe('engine, a crash between claiming a re-run and recording its result', (
 
     expect(harness.github.run(runId)?.attempt).toBe(2);
     expect(harness.medicGithubCalls().map((c) => c.verb)).toEqual(['rerun-failed-jobs']);
-    const record = (await harness.engine.store.load(harness.clock.now())).actions.find(
+    const record = (await harness.store.scanAll(harness.clock.now())).actions.find(
       (a) => a.key === key,
     );
     expect(record).toMatchObject({
@@ -244,7 +246,7 @@ describe('engine, a crash after claiming a re-run but before calling GitHub', ()
     expect(harness.medicGithubCalls().map((c) => [c.verb, c.status])).toEqual([
       ['rerun-failed-jobs', 201],
     ]);
-    const actions = (await harness.engine.store.load(harness.clock.now())).actions;
+    const actions = (await harness.store.scanAll(harness.clock.now())).actions;
     expect(actions.find((a) => a.key === key)?.outcome).toBe('failed');
     expect(
       actions.find((a) => a.key === subKey(idempotencyKey('rerun', 'acme/app', runId, 1), 'try', 1))

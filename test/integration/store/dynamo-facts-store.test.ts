@@ -77,11 +77,11 @@ describe('DynamoFactsStore on dynalite', () => {
     await store.recordJob(job(14541957942, 'queued'), T0 + 1);
     await store.recordJob(job(14541957942, 'in_progress'), T0 + 2);
 
-    let jobs = (await store.load(T0)).jobs.filter((j) => j.job.jobId === 14541957942);
+    let jobs = (await store.scanAll(T0)).jobs.filter((j) => j.job.jobId === 14541957942);
     expect(jobs.map((j) => j.job.status)).toEqual(['completed']);
 
     await store.recordJob(job(14541957942, 'queued', 2), T0 + 3);
-    jobs = (await store.load(T0)).jobs.filter((j) => j.job.jobId === 14541957942);
+    jobs = (await store.scanAll(T0)).jobs.filter((j) => j.job.jobId === 14541957942);
     expect(jobs.map((j) => [j.job.runAttempt, j.job.status])).toEqual([[2, 'queued']]);
   });
 
@@ -93,7 +93,7 @@ describe('DynamoFactsStore on dynalite', () => {
       [{ annotation_level: 'failure', message: 'x' }],
       T0,
     );
-    const stored = (await store.load(T0)).jobs.find((j) => j.job.jobId === 555);
+    const stored = (await store.scanAll(T0)).jobs.find((j) => j.job.jobId === 555);
     expect(stored?.annotations).toEqual([{ annotation_level: 'failure', message: 'x' }]);
   });
 
@@ -123,7 +123,7 @@ describe('DynamoFactsStore on dynalite', () => {
   });
 
   it('lists actions with their outcome for decide()', async () => {
-    const actions = (await store.load(T0)).actions;
+    const actions = (await store.scanAll(T0)).actions;
     expect(actions.find((a) => a.key === 'a1')).toMatchObject({
       kind: 'rerun-failed-jobs',
       rule: RULES.rerunKilledJob,
@@ -158,21 +158,21 @@ describe('DynamoFactsStore on dynalite', () => {
       T0 + 9,
     );
 
-    const facts = await store.load(T0 + 10_000);
+    const facts = await store.scanAll(T0 + 10_000);
     expect(facts.erJobCache.map((e) => e.seenAt)).toEqual([T0]);
     expect(facts.missingPods.map((m) => m.since)).toEqual([T0]);
 
     await store.clearMissingPod('prod', 'arc', 'p');
-    expect((await store.load(T0 + 10_000)).missingPods).toEqual([]);
+    expect((await store.scanAll(T0 + 10_000)).missingPods).toEqual([]);
   });
 
   it('keeps the earliest future wake-up', async () => {
     await store.scheduleWake(T0 + 60_000, T0);
     await store.scheduleWake(T0 + 90_000, T0);
     await store.scheduleWake(T0 + 30_000, T0);
-    expect((await store.load(T0)).wakeAt).toBe(T0 + 30_000);
+    expect(await store.nextWake(T0)).toBe(T0 + 30_000);
     await store.scheduleWake(T0 + 120_000, T0 + 40_000);
-    expect((await store.load(T0 + 40_000)).wakeAt).toBe(T0 + 120_000);
+    expect(await store.nextWake(T0 + 40_000)).toBe(T0 + 120_000);
   });
 
   it('hides facts past their time to live', async () => {
@@ -191,7 +191,7 @@ describe('DynamoFactsStore on dynalite', () => {
       },
       T0,
     );
-    expect((await store.load(T0)).losses.map((l) => l.runnerName)).toEqual(['old']);
-    expect((await store.load(T0 + 2 * 24 * 3600 * 1000)).losses).toEqual([]);
+    expect((await store.scanAll(T0)).losses.map((l) => l.runnerName)).toEqual(['old']);
+    expect((await store.scanAll(T0 + 2 * 24 * 3600 * 1000)).losses).toEqual([]);
   });
 });

@@ -1,0 +1,407 @@
+import type { EphemeralRunner, Node, Pod } from '../domain/cluster-facts.js';
+import { emptyFacts, type Facts } from '../domain/facts.js';
+import { erJobCacheEntry } from '../domain/job-records.js';
+import { scaleSetOf } from '../domain/runner-guard.js';
+import type { ClusterGateway, ClusterGateways } from '../ports/cluster-gateway.js';
+import {
+  emptyStoredFacts,
+  type FactsStore,
+  type RunnerRef,
+  type StoreRead,
+  type StoredFacts,
+} from '../ports/facts-store.js';
+import type { Subject } from './subjects.js';
+
+/** One slice of the world: the facts of some subjects, read from the store and the clusters. */
+export interface Slice {
+  facts: Facts;
+  /** Clusters that could not be read: their subjects were left out of this slice. */
+  unavailable: { cluster: string; error: Error }[];
+  /** Store items read for this slice. */
+  itemsRead: number;
+}
+
+export interface SliceDeps {
+  store: FactsStore;
+  clusters: ClusterGateways;
+}
+
+/** Runs of these jobs matter to a runner's slice (rule 3 re-runs, rule 4 cancels). */
+const FOLLOW_RUN = new Set(['failure', 'cancelled']);
+const refKey = (r: RunnerRef) => `${r.cluster}/${r.namespace}/${r.name}`;
+
+/**
+ * Loads the facts of the given subjects: their store partitions and the joins the rules need
+ * (a job's run and runner, a runner's jobs, a node's runners), then only their objects from the
+ * clusters (GET by name; for a node, the runner pods on it by field selector). Nothing is listed
+ * across a cluster.
+ */
+export async function gatherSlice(
+  subjects: Subject[],
+  deps: SliceDeps,
+  now: number,
+): Promise<Slice> {
+  const configured = new Set(deps.clusters.clusters());
+  const stored = emptyStoredFacts();
+  let itemsRead = 0;
+  const seenParts = new Set<string>();
+  const take = (read: StoreRead) => {
+    itemsRead += read.itemsRead;
+    addFacts(stored, read.facts);
+    for (const r of read.runners) if (configured.has(r.cluster)) runners.set(refKey(r), r);
+  };
+  const runners = new Map<string, RunnerRef>();
+  const nodes = new Map<string, { cluster: string; nodeName: string }>();
+  const nodeSubjects: { cluster: string; nodeName: string }[] = [];
+  const names = new Set<string>();
+  const runs = new Map<string, { repo: string; runId: number }>();
+
+  for (const s of subjects) {
+    if ('cluster' in s && !configured.has(s.cluster)) continue;
+    switch (s.kind) {
+      case 'runner':
+        runners.set(refKey(s), s);
+        names.add(s.name);
+        break;
+      case 'runner-name':
+        names.add(s.name);
+        break;
+      case 'job': {
+        const read = await deps.store.readJob(s.repo, s.jobId, now);
+        take(read);
+        for (const j of read.facts.jobs) if (j.job.runnerName) names.add(j.job.runnerName);
+        break;
+      }
+      case 'run':
+        runs.set(`${s.repo}#${s.runId}`, s);
+        break;
+      case 'node':
+        nodes.set(`${s.cluster}/${s.nodeName}`, s);
+        nodeSubjects.push(s);
+        break;
+      case 'instance': {
+        const { node, read } = await deps.store.readInstance(s.instanceId, now);
+        take(read);
+        if (node && configured.has(node.cluster)) {
+          nodes.set(`${node.cluster}/${node.nodeName}`, node);
+          nodeSubjects.push(node);
+        }
+        break;
+      }
+      case 'namespace':
+        break;
+    }
+  }
+
+  // Runs first (their jobs name runners), then runner names (their jobs may name runs).
+  const readRuns = async () => {
+    for (const [k, r] of runs) {
+      if (seenParts.has(`run:${k}`)) continue;
+      seenParts.add(`run:${k}`);
+      const read = await deps.store.readRun(r.repo, r.runId, now);
+      take(read);
+      for (const j of read.facts.jobs)
+        if (j.job.runnerName && j.job.conclusion !== 'success') names.add(j.job.runnerName);
+    }
+  };
+  const readNames = async (followRuns: boolean) => {
+    for (const name of names) {
+      if (seenParts.has(`name:${name}`)) continue;
+      seenParts.add(`name:${name}`);
+      const read = await deps.store.readRunnerName(name, now);
+      take(read);
+      if (!followRuns) continue;
+      for (const j of read.facts.jobs)
+        if (
+          j.job.runnerName === name &&
+          (j.job.status === 'in_progress' || FOLLOW_RUN.has(j.job.conclusion ?? ''))
+        )
+          runs.set(`${j.repository.fullName}#${j.job.runId}`, {
+            repo: j.repository.fullName,
+            runId: j.job.runId,
+          });
+    }
+  };
+  await readRuns();
+  await readNames(true);
+  await readRuns();
+  await readNames(false);
+
+  // A runner known only by name (a job's runner_name) is looked for where its scale set lives.
+  const located = new Set([...runners.values()].map((r) => r.name));
+  const witnesses = new Map<string, { cluster: string; namespace: string; scaleSet: string }>();
+  const unlocated = [...names].filter((n) => !located.has(n));
+  if (unlocated.length > 0) {
+    const { sets, itemsRead: n } = await deps.store.readScaleSets(now);
+    itemsRead += n;
+    for (const name of unlocated) {
+      const job = stored.jobs.find((j) => j.job.runnerName === name);
+      for (const label of job?.job.labels ?? []) {
+        for (const where of sets[label.toLowerCase()] ?? []) {
+          const [cluster, namespace] = where.split('/');
+          if (!cluster || !namespace || !configured.has(cluster)) continue;
+          runners.set(refKey({ cluster, namespace, name }), { cluster, namespace, name });
+          witnesses.set(`${cluster}/${namespace}/${label}`, {
+            cluster,
+            namespace,
+            scaleSet: label,
+          });
+        }
+      }
+    }
+  }
+
+  const facts: Facts = { ...emptyFacts(), ...stored };
+  const unavailable: Slice['unavailable'] = [];
+  const byCluster = new Map<string, { runners: RunnerRef[]; nodes: string[] }>();
+  const group = (cluster: string) => {
+    let g = byCluster.get(cluster);
+    if (!g) byCluster.set(cluster, (g = { runners: [], nodes: [] }));
+    return g;
+  };
+  for (const r of runners.values()) group(r.cluster).runners.push(r);
+  for (const n of nodes.values()) group(n.cluster).nodes.push(n.nodeName);
+
+  for (const [cluster, g] of byCluster) {
+    try {
+      const gateway = await deps.clusters.forCluster(cluster);
+      // A node signal: the runner pods on that node are this slice's runners too.
+      for (const n of nodeSubjects.filter((x) => x.cluster === cluster)) {
+        const namespaces = deps.clusters.namespaces(cluster) ?? undefined;
+        for (const pod of await gateway.listRunnerPodsOnNode(n.nodeName, namespaces)) {
+          const ref = { cluster, namespace: pod.metadata.namespace, name: pod.metadata.name };
+          if (runners.has(refKey(ref))) continue;
+          runners.set(refKey(ref), ref);
+          g.runners.push(ref);
+          if (!seenParts.has(`name:${ref.name}`)) {
+            seenParts.add(`name:${ref.name}`);
+            take(await deps.store.readRunnerName(ref.name, now));
+          }
+        }
+      }
+      const objects = await readRunners(gateway, g.runners);
+      facts.pods.push(...objects.pods);
+      facts.ephemeralRunners.push(...objects.ers);
+      // A runner whose objects are gone is still known as ARC's through another runner of its
+      // scale set (one list, limit 1, in its namespace).
+      for (const w of witnesses.values()) {
+        if (w.cluster !== cluster) continue;
+        const missing = g.runners.some(
+          (r) =>
+            r.namespace === w.namespace &&
+            !objects.ers.some(
+              (e) => e.metadata.name === r.name && e.metadata.namespace === r.namespace,
+            ) &&
+            !objects.pods.some(
+              (p) => p.metadata.name === r.name && p.metadata.namespace === r.namespace,
+            ),
+        );
+        if (!missing) continue;
+        const kin = await gateway.findRunnerOfScaleSet(w.scaleSet, [w.namespace]);
+        if (kin) facts.ephemeralRunners.push(kin);
+      }
+      const nodeNames = new Set([
+        ...g.nodes,
+        ...objects.pods.map((p) => p.nodeName).filter((n): n is string => n !== null),
+      ]);
+      for (const nodeName of nodeNames) {
+        const node: Node | null = await gateway.getNode(nodeName);
+        if (node) {
+          facts.nodes.push(node);
+          if (node.instanceId)
+            await deps.store.recordInstance(node.instanceId, cluster, nodeName, now);
+        }
+        if (!seenParts.has(`node:${cluster}/${nodeName}`)) {
+          seenParts.add(`node:${cluster}/${nodeName}`);
+          const read = await deps.store.readNode(cluster, nodeName, now);
+          itemsRead += read.itemsRead;
+          facts.nodeSignals.push(...read.facts.nodeSignals);
+        }
+      }
+      await noteRunnerObjects(facts, deps.store, cluster, g.runners, objects, now);
+    } catch (error) {
+      unavailable.push({ cluster, error: error as Error });
+      dropCluster(facts, cluster);
+    }
+  }
+  // A registration is judged only when its runner's objects were read in this slice.
+  const looked = new Set(
+    [...runners.values()]
+      .filter((r) => !unavailable.some((u) => u.cluster === r.cluster))
+      .map((r) => r.name),
+  );
+  facts.registrations = facts.registrations.filter((r) => looked.has(r.name));
+  itemsRead += await readBreakers(facts, deps.store, now);
+  return { facts: dedupeFacts(facts), unavailable, itemsRead };
+}
+
+/** GET each runner's pod and EphemeralRunner by name. */
+export async function readRunners(
+  gateway: ClusterGateway,
+  refs: RunnerRef[],
+): Promise<{ pods: Pod[]; ers: EphemeralRunner[]; listed: Set<string> }> {
+  const pods: Pod[] = [];
+  const ers: EphemeralRunner[] = [];
+  for (const r of refs) {
+    const [pod, er] = await Promise.all([
+      gateway.getPod(r.namespace, r.name),
+      gateway.getEphemeralRunner(r.namespace, r.name),
+    ]);
+    if (pod) pods.push(pod);
+    if (er) ers.push(er);
+  }
+  return { pods, ers, listed: new Set(refs.map(refKey)) };
+}
+
+/**
+ * What reading a runner's objects teaches the store: an EphemeralRunner's job fields (cached on
+ * first sight, since ARC may delete the object quickly), a pod missing under a live
+ * EphemeralRunner (remembered from first sight), and records that no longer apply.
+ */
+export async function noteRunnerObjects(
+  facts: Facts,
+  store: FactsStore,
+  cluster: string,
+  refs: RunnerRef[],
+  objects: { pods: Pod[]; ers: EphemeralRunner[] },
+  now: number,
+): Promise<void> {
+  const podNames = new Set(objects.pods.map((p) => `${p.metadata.namespace}/${p.metadata.name}`));
+  const erNames = new Set(objects.ers.map((e) => `${e.metadata.namespace}/${e.metadata.name}`));
+  for (const er of objects.ers) {
+    const { name, namespace } = er.metadata;
+    if (er.job.workflowRunId !== null || er.job.jobId !== null) {
+      const known = facts.erJobCache.some(
+        (e) => e.cluster === cluster && e.namespace === namespace && e.runnerName === name,
+      );
+      const entry = known ? null : erJobCacheEntry(er, now);
+      if (entry) {
+        await store.cacheErJob(entry, now);
+        facts.erJobCache.push(entry);
+      } else if (!known && (er.job.workflowRunId !== null || er.job.jobId !== null)) {
+        const plain = {
+          cluster,
+          namespace,
+          runnerName: name,
+          scaleSet: scaleSetOf(er.metadata),
+          runnerId: er.runnerId,
+          job: er.job,
+          seenAt: now,
+        };
+        await store.cacheErJob(plain, now);
+        facts.erJobCache.push(plain);
+      }
+    }
+    const missing = facts.missingPods.find(
+      (m) => m.cluster === cluster && m.namespace === namespace && m.name === name,
+    );
+    // A record stays when the pod reappears: a pod re-created after its runner took a job is
+    // how ARC #4588 shows. Records go with their EphemeralRunner (below) or their TTL.
+    if (
+      !podNames.has(`${namespace}/${name}`) &&
+      !missing &&
+      er.metadata.deletionTimestamp === null &&
+      hadItsPod(er, now)
+    ) {
+      const pod = { cluster, namespace, name, since: now };
+      await store.recordMissingPod(pod, now);
+      facts.missingPods.push(pod);
+    }
+  }
+  const looked = new Set(refs.map((r) => `${r.namespace}/${r.name}`));
+  for (const m of facts.missingPods.filter((m) => m.cluster === cluster)) {
+    const k = `${m.namespace}/${m.name}`;
+    if (!looked.has(k) || erNames.has(k)) continue;
+    await store.clearMissingPod(cluster, m.namespace, m.name);
+    facts.missingPods = facts.missingPods.filter((x) => x !== m);
+  }
+  // Looking a runner up by name is as good as a listing for it: absent means absent.
+  for (const namespace of new Set(refs.map((r) => r.namespace)))
+    if (!facts.listings.some((l) => l.cluster === cluster && l.namespace === namespace))
+      facts.listings.push({ cluster, namespace, at: now });
+}
+
+/** The breakers of the clusters and scale sets in the slice. */
+export async function readBreakers(facts: Facts, store: FactsStore, now: number): Promise<number> {
+  const scopes = new Map<string, { cluster: string; scaleSet: string | null }>();
+  const add = (cluster: string, scaleSet: string | null) => {
+    scopes.set(`${cluster}#*`, { cluster, scaleSet: null });
+    if (scaleSet) scopes.set(`${cluster}#${scaleSet}`, { cluster, scaleSet });
+  };
+  for (const p of facts.pods) add(p.cluster, scaleSetOf(p.metadata));
+  for (const er of facts.ephemeralRunners) add(er.cluster, scaleSetOf(er.metadata));
+  for (const l of facts.losses) add(l.cluster, l.scaleSet);
+  for (const e of facts.erJobCache) add(e.cluster, e.scaleSet);
+  let read = 0;
+  for (const s of scopes.values()) {
+    const r = await store.readBreaker(s.cluster, s.scaleSet, now);
+    read += r.itemsRead;
+    facts.breakers.push(...r.facts.breakers);
+  }
+  return read;
+}
+
+/** Facts of a cluster that could not be read are left out: nothing there is decided. */
+function dropCluster(facts: Facts, cluster: string): void {
+  facts.pods = facts.pods.filter((p) => p.cluster !== cluster);
+  facts.ephemeralRunners = facts.ephemeralRunners.filter((e) => e.cluster !== cluster);
+  facts.nodes = facts.nodes.filter((n) => n.cluster !== cluster);
+  facts.losses = facts.losses.filter((l) => l.cluster !== cluster);
+  facts.erJobCache = facts.erJobCache.filter((e) => e.cluster !== cluster);
+  facts.missingPods = facts.missingPods.filter((m) => m.cluster !== cluster);
+  facts.runnerWarnings = facts.runnerWarnings.filter((w) => w.cluster !== cluster);
+  facts.nodeSignals = facts.nodeSignals.filter((s) => s.cluster !== cluster);
+  facts.listings = facts.listings.filter((l) => l.cluster !== cluster);
+}
+
+export function addFacts(into: StoredFacts, more: StoredFacts): void {
+  for (const k of Object.keys(more) as (keyof StoredFacts)[])
+    (into[k] as unknown[]).push(...(more[k] as unknown[]));
+}
+
+/** The same item read through two indexes counts once. */
+function dedupeFacts(f: Facts): Facts {
+  const by = <T>(xs: T[], key: (x: T) => string) => {
+    const seen = new Map<string, T>();
+    for (const x of xs) seen.set(key(x), x);
+    return [...seen.values()];
+  };
+  return {
+    ...f,
+    jobs: by(f.jobs, (j) => `${j.repository.fullName}#${j.job.jobId}`),
+    runs: by(f.runs, (r) => `${r.repository.fullName}#${r.run.runId}#${r.run.runAttempt}`),
+    actions: by(f.actions, (a) => a.key),
+    losses: by(f.losses, (l) =>
+      [l.cluster, l.namespace, l.runnerName, l.cause.kind, l.podUid ?? ''].join('#'),
+    ),
+    erJobCache: by(f.erJobCache, (e) => `${e.cluster}/${e.namespace}/${e.runnerName}`),
+    missingPods: by(f.missingPods, (m) => `${m.cluster}/${m.namespace}/${m.name}`),
+    runnerWarnings: by(f.runnerWarnings, (w) =>
+      [w.cluster, w.namespace, w.runnerName, w.kind].join('#'),
+    ),
+    nodeSignals: by(f.nodeSignals, (s) =>
+      [s.cluster ?? '', s.nodeName ?? '', s.instanceId ?? '', s.kind].join('#'),
+    ),
+    registrations: by(f.registrations, (r) => `${JSON.stringify(r.owner)}#${r.id}`),
+    breakers: by(f.breakers, (b) => `${b.cluster}#${b.scaleSet ?? '*'}`),
+    nodes: by(f.nodes, (n) => `${n.cluster}/${n.name}`),
+    pods: by(f.pods, (p) => `${p.cluster}/${p.metadata.namespace}/${p.metadata.name}`),
+    ephemeralRunners: by(
+      f.ephemeralRunners,
+      (e) => `${e.cluster}/${e.metadata.namespace}/${e.metadata.name}`,
+    ),
+  };
+}
+
+/**
+ * A fresh EphemeralRunner has no pod yet while ARC creates it: its pod is missing only once the
+ * runner had a live one (ARC copies the pod's phase into its status) or, with no phase at all,
+ * once it is past ARC's creation window. A Failed or Succeeded runner is explained by its status.
+ */
+const POD_CREATION_WINDOW_MS = 60_000;
+
+function hadItsPod(er: EphemeralRunner, now: number): boolean {
+  const created = er.metadata.creationTimestamp ?? now;
+  if (er.phase === 'Pending' || er.phase === 'Running') return true;
+  return er.phase === null && now - created >= POD_CREATION_WINDOW_MS;
+}

@@ -1,0 +1,358 @@
+import type { Node } from '../domain/cluster-facts.js';
+import { emptyFacts, type Facts, type RunnerRegistration } from '../domain/facts.js';
+import type { Policy } from '../domain/policy.js';
+import { runnerSetPrefix } from '../domain/runner-of-job.js';
+import { scaleSetOf } from '../domain/runner-guard.js';
+import type { ClusterGateway, RunnerListing } from '../ports/cluster-gateway.js';
+import type { RunnerRef } from '../ports/facts-store.js';
+import { addFacts, noteRunnerObjects, readBreakers, type Slice } from './gather-slice.js';
+import { recoverStaleClaims } from './recover-stale-claims.js';
+import { redeliverMissedWebhooks } from './redeliver-missed-webhooks.js';
+import type { EngineDeps } from './run-engine.js';
+import { STALE_CLAIM_MS } from './run-engine.js';
+import type { Subject } from './subjects.js';
+
+/** Stop a sweep with this much of the invocation left, and resume in the next one. */
+export const SWEEP_RESERVE_MS = 15_000;
+const OUTBOX_PER_SWEEP = 100;
+const FOLLOW_RUN = new Set(['failure', 'cancelled']);
+
+export type DecideSlice = (subjects: Subject[], slice: Slice) => Promise<void>;
+
+/**
+ * The level-triggered sweep: recovers lost results, publishes the audit outbox, refreshes
+ * registrations, then walks each cluster namespace by namespace with paged lists, deciding each
+ * namespace as one slice. Its place is kept in the store: when the invocation's time runs short
+ * it stops cleanly, and the next sweep resumes where it stopped.
+ */
+export async function runSweep(
+  deps: EngineDeps,
+  policy: Policy,
+  now: number,
+  decideSlice: DecideSlice,
+): Promise<{ complete: boolean; namespaces: number }> {
+  void policy;
+  for (const r of await recoverStaleClaims(deps, now, deps.staleClaimMs ?? STALE_CLAIM_MS))
+    deps.log.warn('claim without result re-checked', { ...r });
+  await publishOutbox(deps);
+  if (deps.deliveries) {
+    try {
+      const redelivered = await redeliverMissedWebhooks(deps.github, deps.deliveries, now);
+      if (redelivered.length > 0)
+        deps.log.warn('asked GitHub to redeliver missed webhooks', { redelivered });
+    } catch (error) {
+      deps.log.warn('could not check webhook deliveries', { error: (error as Error).message });
+    }
+  }
+  const registrations = await refreshRegistrations(deps, now);
+  const queued = await queuedJobs(deps, now);
+
+  let complete = true;
+  let namespaces = 0;
+  for (const cluster of deps.clusters.clusters()) {
+    try {
+      const r = await sweepCluster(cluster, deps, now, registrations, queued, decideSlice);
+      namespaces += r.namespaces;
+      if (!r.complete) {
+        complete = false;
+        break;
+      }
+    } catch (error) {
+      deps.log.warn('cluster unavailable', { cluster, error: (error as Error).message });
+      deps.metrics.count('ClusterUnavailable', { cluster });
+    }
+  }
+  return { complete, namespaces };
+}
+
+/** Publishes audit events that were stored with their result but never reached the bus. */
+export async function publishOutbox(
+  deps: Pick<EngineDeps, 'store' | 'bus' | 'log'>,
+): Promise<number> {
+  const pending = await deps.store.unpublishedAudits(OUTBOX_PER_SWEEP);
+  for (const p of pending) {
+    await deps.bus.publish([
+      {
+        source: 'runner-medic',
+        detailType: p.event.detailType,
+        time: new Date(String(p.event.detail.at ?? Date.now())),
+        detail: p.event.detail,
+      },
+    ]);
+    await deps.store.markPublished(p.key);
+  }
+  if (pending.length > 0)
+    deps.log.warn('published audit events left in the outbox', { count: pending.length });
+  return pending.length;
+}
+
+async function sweepCluster(
+  cluster: string,
+  deps: EngineDeps,
+  now: number,
+  registrations: RunnerRegistration[],
+  queued: Facts['jobs'],
+  decideSlice: DecideSlice,
+): Promise<{ complete: boolean; namespaces: number }> {
+  const gateway = await deps.clusters.forCluster(cluster);
+  const cursor = await deps.store.sweepCursor(cluster);
+  const nodes = await gateway.listNodes();
+  for (const n of nodes)
+    if (n.instanceId) await deps.store.recordInstance(n.instanceId, cluster, n.name, now);
+
+  const configured = deps.clusters.namespaces(cluster);
+  // Without configured namespaces the cluster may be listed whole, grouped by namespace.
+  const whole = configured === null ? await gateway.listRunners() : null;
+  const names =
+    configured ??
+    [
+      ...new Set([
+        ...(whole?.ephemeralRunners ?? []).map((e) => e.metadata.namespace),
+        ...(whole?.pods ?? []).map((p) => p.metadata.namespace),
+      ]),
+    ].sort();
+  const start = cursor && cursor.namespaceIndex < names.length ? cursor.namespaceIndex : 0;
+  let done = 0;
+  const sets: Record<string, string[]> = {};
+  const noteSets = (namespace: string, listing: RunnerListing) => {
+    for (const o of [...listing.ephemeralRunners, ...listing.pods]) {
+      const set = scaleSetOf(o.metadata)?.toLowerCase();
+      if (set) sets[set] = [...new Set([...(sets[set] ?? []), `${cluster}/${namespace}`])];
+    }
+  };
+  for (let i = start; i < names.length; i++) {
+    const namespace = names[i] as string;
+    if (deps.remainingTimeMs && deps.remainingTimeMs() < SWEEP_RESERVE_MS) {
+      await deps.store.setSweepCursor(
+        cluster,
+        { namespaceIndex: i, passStartedAt: cursor?.passStartedAt ?? now },
+        now,
+      );
+      deps.log.info('sweep paused; the next one resumes here', { cluster, namespace });
+      await deps.store.recordScaleSets(cluster, sets, now);
+      return { complete: false, namespaces: done };
+    }
+    const listing = whole
+      ? {
+          ephemeralRunners: whole.ephemeralRunners.filter(
+            (e) => e.metadata.namespace === namespace,
+          ),
+          pods: whole.pods.filter((p) => p.metadata.namespace === namespace),
+        }
+      : await listNamespace(gateway, namespace, deps.sweepPageSize ?? 500);
+    noteSets(namespace, listing);
+    const slice = await namespaceSlice(
+      cluster,
+      namespace,
+      listing,
+      nodes,
+      registrations,
+      queued,
+      deps,
+      now,
+    );
+    await decideSlice([{ kind: 'namespace', cluster, namespace }], slice);
+    done++;
+  }
+  await deps.store.recordScaleSets(cluster, sets, now);
+  await deps.store.setSweepCursor(cluster, null, now);
+  return { complete: true, namespaces: done };
+}
+
+/**
+ * One namespace decided as a whole, outside a sweep: a timer the sweep set for it (a grace
+ * period, a queued job's starvation threshold, an offline registration's grace).
+ */
+export async function decideNamespace(
+  cluster: string,
+  namespace: string,
+  deps: EngineDeps,
+  now: number,
+  decideSlice: DecideSlice,
+): Promise<void> {
+  const subject: Subject = { kind: 'namespace', cluster, namespace };
+  let slice: Slice;
+  try {
+    const gateway = await deps.clusters.forCluster(cluster);
+    const listing = await listNamespace(gateway, namespace, deps.sweepPageSize ?? 500);
+    const nodes: Node[] = [];
+    for (const name of new Set(listing.pods.map((p) => p.nodeName)))
+      if (name) {
+        const node = await gateway.getNode(name);
+        if (node) nodes.push(node);
+      }
+    const registrations: RunnerRegistration[] = [];
+    for (const { owner } of await deps.store.knownOwners(now))
+      registrations.push(...(await deps.store.readRegistrations(owner, now)).facts.registrations);
+    slice = await namespaceSlice(
+      cluster,
+      namespace,
+      listing,
+      nodes,
+      registrations,
+      await queuedJobs(deps, now),
+      deps,
+      now,
+    );
+  } catch (error) {
+    slice = {
+      facts: emptyFacts(),
+      unavailable: [{ cluster, error: error as Error }],
+      itemsRead: 0,
+    };
+  }
+  await decideSlice([subject], slice);
+}
+
+async function listNamespace(
+  gateway: ClusterGateway,
+  namespace: string,
+  pageSize: number,
+): Promise<RunnerListing> {
+  const out: RunnerListing = { ephemeralRunners: [], pods: [] };
+  let next: string | null = null;
+  do {
+    const page = await gateway.listRunnersPage(namespace, next, pageSize);
+    out.ephemeralRunners.push(...page.ephemeralRunners);
+    out.pods.push(...page.pods);
+    next = page.next;
+  } while (next !== null);
+  return out;
+}
+
+/** One namespace as a slice: its runners as listed, and what the store knows of them. */
+async function namespaceSlice(
+  cluster: string,
+  namespace: string,
+  listing: RunnerListing,
+  nodes: Node[],
+  registrations: RunnerRegistration[],
+  queued: Facts['jobs'],
+  deps: EngineDeps,
+  now: number,
+): Promise<Slice> {
+  const facts: Facts = emptyFacts();
+  let itemsRead = 0;
+  const names = new Set([
+    ...listing.ephemeralRunners.map((e) => e.metadata.name),
+    ...listing.pods.map((p) => p.metadata.name),
+  ]);
+  const runs = new Map<string, { repo: string; runId: number }>();
+  for (const name of names) {
+    const read = await deps.store.readRunnerName(name, now);
+    itemsRead += read.itemsRead;
+    addFacts(facts, read.facts);
+    for (const j of read.facts.jobs)
+      if (
+        j.job.runnerName === name &&
+        (j.job.status === 'in_progress' || FOLLOW_RUN.has(j.job.conclusion ?? ''))
+      )
+        runs.set(`${j.repository.fullName}#${j.job.runId}`, {
+          repo: j.repository.fullName,
+          runId: j.job.runId,
+        });
+  }
+  // Stored runners of this namespace no longer listed (their objects are gone).
+  const refs: RunnerRef[] = [...names].map((name) => ({ cluster, namespace, name }));
+  for (const r of [...facts.losses, ...facts.erJobCache, ...facts.missingPods])
+    if (r.cluster === cluster && r.namespace === namespace) {
+      const name = 'runnerName' in r ? r.runnerName : r.name;
+      if (!names.has(name)) refs.push({ cluster, namespace, name });
+    }
+  for (const r of runs.values()) {
+    const read = await deps.store.readRun(r.repo, r.runId, now);
+    itemsRead += read.itemsRead;
+    addFacts(facts, read.facts);
+  }
+  facts.pods = listing.pods;
+  facts.ephemeralRunners = listing.ephemeralRunners;
+  const used = new Set(listing.pods.map((p) => p.nodeName));
+  facts.nodes = nodes.filter((n) => used.has(n.name));
+  for (const n of facts.nodes) {
+    const read = await deps.store.readNode(cluster, n.name, now);
+    itemsRead += read.itemsRead;
+    facts.nodeSignals.push(...read.facts.nodeSignals);
+  }
+  // Keep only what belongs to this namespace's runners (names may repeat across namespaces).
+  const here = (c: string, ns: string) => c === cluster && ns === namespace;
+  facts.losses = facts.losses.filter((l) => here(l.cluster, l.namespace));
+  facts.erJobCache = facts.erJobCache.filter((e) => here(e.cluster, e.namespace));
+  facts.missingPods = facts.missingPods.filter((m) => here(m.cluster, m.namespace));
+  facts.runnerWarnings = facts.runnerWarnings.filter((w) => here(w.cluster, w.namespace));
+  await noteRunnerObjects(
+    facts,
+    deps.store,
+    cluster,
+    refs,
+    { pods: listing.pods, ers: listing.ephemeralRunners },
+    now,
+  );
+  facts.listings = [{ cluster, namespace, at: now }];
+
+  // Registrations named like this namespace's runner sets; queued jobs for its scale sets.
+  const prefixes = new Set(
+    [...names].map((n) => runnerSetPrefix(n)).filter((p): p is string => p !== null),
+  );
+  facts.registrations = registrations.filter((r) => {
+    const p = runnerSetPrefix(r.name);
+    return p !== null && prefixes.has(p);
+  });
+  const sets = new Set(
+    [
+      ...listing.ephemeralRunners.map((e) => scaleSetOf(e.metadata)),
+      ...listing.pods.map((p) => scaleSetOf(p.metadata)),
+    ]
+      .filter((s): s is string => s !== null)
+      .map((s) => s.toLowerCase()),
+  );
+  const known = new Set(facts.jobs.map((j) => `${j.repository.fullName}#${j.job.jobId}`));
+  for (const j of queued)
+    if (
+      j.job.labels.some((l) => sets.has(l.toLowerCase())) &&
+      !known.has(`${j.repository.fullName}#${j.job.jobId}`)
+    )
+      facts.jobs.push(j);
+  itemsRead += await readBreakers(facts, deps.store, now);
+  return { facts, unavailable: [], itemsRead };
+}
+
+/** Queued jobs of every owner with jobs (the sparse queued index), for rule 2. */
+async function queuedJobs(deps: EngineDeps, now: number): Promise<Facts['jobs']> {
+  const out: Facts['jobs'] = [];
+  for (const { owner } of await deps.store.knownOwners(now))
+    out.push(...(await deps.store.readQueuedJobs(owner, now)).facts.jobs);
+  return out;
+}
+
+/**
+ * Reads every org's self-hosted runner registrations (rule 5, and the offline check that finds a
+ * pod re-created with a spent JIT config), one stored item per runner, remembering when each went
+ * offline. An org whose installation is gone or suspended fails alone.
+ */
+async function refreshRegistrations(deps: EngineDeps, now: number): Promise<RunnerRegistration[]> {
+  const fresh: RunnerRegistration[] = [];
+  for (const { owner, installationId } of await deps.store.knownOwners(now)) {
+    if (installationId === null) continue;
+    let listed: RunnerRegistration[];
+    try {
+      listed = await deps.github.listRunners({ org: owner }, installationId);
+    } catch (error) {
+      deps.log.warn('installation unavailable', { org: owner, error: (error as Error).message });
+      deps.metrics.count('InstallationUnavailable', { org: owner });
+      continue;
+    }
+    const before = await deps.store.readRegistrations(owner, now);
+    const previous = new Map(before.facts.registrations.map((r) => [r.id, r]));
+    for (const runner of listed) {
+      const was = previous.get(runner.id);
+      const offline = runner.status === 'offline';
+      const next = { ...runner, offlineSince: offline ? (was?.offlineSince ?? now) : null };
+      fresh.push(next);
+      // Written every sweep: the write also renews the registration's time to live.
+      await deps.store.putRegistration(next, now);
+      previous.delete(runner.id);
+    }
+    for (const gone of previous.values()) await deps.store.deleteRegistration(gone);
+  }
+  return fresh;
+}
