@@ -66,6 +66,7 @@ export function ingressFromEnvironment(
         clock,
         maxBodyBytes: settings.maxBodyBytes,
         deliveryTtlSeconds: settings.deliveryTtlSeconds,
+        claimLeaseSeconds: settings.claimLeaseSeconds,
       };
     }
     const secret = await readSecret();

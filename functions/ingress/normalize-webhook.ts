@@ -6,6 +6,8 @@ import {
   toJobFacts,
   toRunFacts,
 } from '../domain/github-objects.js';
+import { DETAIL_TYPES, OBSERVATION_SOURCE } from '../domain/observation.js';
+import type { BusEvent } from '../ports/event-publisher.js';
 import type {
   GithubObservation,
   JobObservationKind,
@@ -126,4 +128,13 @@ function base(
 function issuePaths(error: z.ZodError): string[] {
   const paths = error.issues.map((issue) => issue.path.map(String).join('.') || '(root)');
   return [...new Set(paths)].sort();
+}
+
+/** The bus event that carries an observation: one shape for the webhook and the sweep. */
+export function observationEvent(observation: GithubObservation): BusEvent {
+  return {
+    source: OBSERVATION_SOURCE,
+    detailType: DETAIL_TYPES[observation.kind],
+    detail: observation,
+  };
 }

@@ -1,10 +1,10 @@
-import { DETAIL_TYPES, OBSERVATION_SOURCE } from '../domain/observation.js';
+import { createHash } from 'node:crypto';
 import type { GithubObservation } from '../domain/observation.js';
 import type { Clock } from '../ports/clock.js';
-import type { DeliveryLedger } from '../ports/delivery-ledger.js';
+import type { ClaimOutcome, DeliveryLedger } from '../ports/delivery-ledger.js';
 import { MAX_ENTRY_BYTES, entrySize } from '../ports/event-publisher.js';
-import type { BusEvent, EventPublisher } from '../ports/event-publisher.js';
-import { normalizeWebhook } from './normalize-webhook.js';
+import type { EventPublisher } from '../ports/event-publisher.js';
+import { normalizeWebhook, observationEvent } from './normalize-webhook.js';
 import type {
   RejectionReason,
   WebhookOutcome,
@@ -26,7 +26,24 @@ export interface ReceiveWebhookDeps {
   maxBodyBytes: number;
   /** How long a delivery id stays claimed (GitHub redelivers for up to 3 days, GHES 7). */
   deliveryTtlSeconds: number;
+  /**
+   * How long a claim is held before a redelivery or the sweep may publish it in the holder's
+   * place: longer than the function's timeout, so a live holder is never overtaken.
+   * Defaults to DEFAULT_CLAIM_LEASE_SECONDS.
+   */
+  claimLeaseSeconds?: number;
 }
+
+/** Six times github-webhook's 10 s timeout. */
+export const DEFAULT_CLAIM_LEASE_SECONDS = 60;
+
+/**
+ * GitHub's delivery ids are UUIDs (36 characters). Anything much longer is refused before it
+ * reaches the store, whose keys are limited to 2,048 bytes.
+ */
+export const MAX_DELIVERY_ID_LENGTH = 128;
+const DELIVERY_ID_PATTERN = /^[A-Za-z0-9._:-]+$/;
+const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
 
 export interface ReceiveWebhookResult {
   response: WebhookResponse;
@@ -42,6 +59,7 @@ const REJECTION_STATUS: Record<RejectionReason, number> = {
   'missing-signature': 401,
   'bad-signature': 401,
   'missing-header': 400,
+  'bad-delivery-id': 400,
   'broken-json': 400,
   'invalid-payload': 400,
   'event-too-large': 413,
@@ -80,10 +98,23 @@ export async function receiveWebhook(
   const event = request.headers['x-github-event'];
   if (!event) return reject('missing-header', 'X-GitHub-Event header is missing');
   if (!deliveryId) return reject('missing-header', 'X-GitHub-Delivery header is missing');
+  if (deliveryId.length > MAX_DELIVERY_ID_LENGTH) {
+    return reject(
+      'bad-delivery-id',
+      `X-GitHub-Delivery is ${deliveryId.length} characters; at most ${MAX_DELIVERY_ID_LENGTH} are accepted`,
+    );
+  }
+  if (!DELIVERY_ID_PATTERN.test(deliveryId)) {
+    return reject('bad-delivery-id', 'X-GitHub-Delivery may hold only letters, digits and . _ : -');
+  }
 
+  const json = jsonOf(raw, request.headers['content-type']);
+  if (json === undefined) {
+    return reject('broken-json', 'form-encoded body has no payload field');
+  }
   let payload: unknown;
   try {
-    payload = JSON.parse(raw);
+    payload = JSON.parse(json);
   } catch {
     return reject('broken-json', 'body is not valid JSON');
   }
@@ -107,11 +138,7 @@ export async function receiveWebhook(
   }
 
   const observation = normalized.observation;
-  const busEvent: BusEvent = {
-    source: OBSERVATION_SOURCE,
-    detailType: DETAIL_TYPES[observation.kind],
-    detail: observation,
-  };
+  const busEvent = observationEvent(observation);
   if (entrySize(busEvent) > MAX_ENTRY_BYTES) {
     return reject(
       'event-too-large',
@@ -120,19 +147,36 @@ export async function receiveWebhook(
   }
 
   const nowSeconds = Math.floor(deps.clock.now() / 1000);
-  let claim: 'claimed' | 'duplicate';
+  const record = {
+    deliveryId,
+    event,
+    observation,
+    bodyDigest: bodyDigest(raw),
+    expiresAt: nowSeconds + deps.deliveryTtlSeconds,
+  };
+  let claim: ClaimOutcome;
   try {
     claim = await deps.ledger.claim(
-      { deliveryId, event, observation, expiresAt: nowSeconds + deps.deliveryTtlSeconds },
+      record,
       nowSeconds,
+      deps.claimLeaseSeconds ?? DEFAULT_CLAIM_LEASE_SECONDS,
     );
   } catch (error) {
     return serverError(deliveryId, 'store-failed', error);
   }
-  if (claim === 'duplicate') {
+  if (claim.status === 'duplicate') {
+    const reason =
+      claim.reason === 'same-body'
+        ? `same body as delivery ${claim.original}`
+        : claim.reason === 'in-flight'
+          ? 'being processed by another invocation'
+          : undefined;
     return {
-      response: { statusCode: 202, body: { status: 'duplicate', deliveryId } },
-      outcome: { status: 'duplicate' },
+      response: {
+        statusCode: 202,
+        body: { status: 'duplicate', deliveryId, ...(reason ? { reason } : {}) },
+      },
+      outcome: { status: 'duplicate', reason: claim.reason },
     };
   }
 
@@ -147,11 +191,36 @@ export async function receiveWebhook(
     return serverError(deliveryId, 'publish-failed', error);
   }
 
+  let markError: unknown;
+  try {
+    await deps.ledger.markPublished(deliveryId, nowSeconds);
+  } catch (error) {
+    // Published but still pending in the ledger: the sweep publishes it once more, which the
+    // engine absorbs (the bus is at-least-once anyway). Not a reason to make GitHub redeliver.
+    markError = error;
+  }
+
   return {
     response: { statusCode: 202, body: { status: 'accepted', deliveryId } },
     outcome: { status: 'accepted', kind: observation.kind },
     observation,
+    ...(markError ? { error: markError } : {}),
   };
+}
+
+/** SHA-256 of the signed body, the key that recognises a replay under another delivery id. */
+export function bodyDigest(raw: string): string {
+  return createHash('sha256').update(raw, 'utf8').digest('hex');
+}
+
+/**
+ * The JSON text of a delivery. An App or hook set to `application/x-www-form-urlencoded` sends
+ * `payload=<url-encoded JSON>`; the signature covers that raw form body, which was verified.
+ */
+function jsonOf(raw: string, contentType: string | undefined): string | undefined {
+  const mediaType = contentType?.split(';')[0]?.trim().toLowerCase();
+  if (mediaType !== FORM_CONTENT_TYPE) return raw;
+  return new URLSearchParams(raw).get('payload') ?? undefined;
 }
 
 function serverError(

@@ -23,7 +23,7 @@ export interface WebhookResponse {
 /** Why a delivery ended as it did: the metric dimension and the log field. */
 export type WebhookOutcome =
   | { status: 'accepted'; kind: string }
-  | { status: 'duplicate' }
+  | { status: 'duplicate'; reason: 'published' | 'in-flight' | 'same-body' }
   | { status: 'ignored'; reason: string }
   | { status: 'rejected'; reason: RejectionReason }
   | { status: 'error'; reason: 'store-failed' | 'publish-failed' };
@@ -34,6 +34,7 @@ export type RejectionReason =
   | 'missing-signature'
   | 'bad-signature'
   | 'missing-header'
+  | 'bad-delivery-id'
   | 'broken-json'
   | 'invalid-payload'
   | 'event-too-large';

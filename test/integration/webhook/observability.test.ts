@@ -41,7 +41,7 @@ describe('github-webhook logs and metrics', () => {
     const metrics = jsonLines().filter((line) => '_aws' in line);
     expect(metrics.map((m) => [m.outcome, m.reason, m.WebhookDelivery])).toEqual([
       ['accepted', 'job.queued', 1],
-      ['duplicate', 'none', 1],
+      ['duplicate', 'published', 1],
       ['rejected', 'bad-signature', 1],
     ]);
     const logs = jsonLines().filter((line) => 'message' in line);

@@ -43,7 +43,9 @@ describe('github-webhook with every workflow_job example from @octokit/webhooks-
     const before = harness.eventBridge.entries.length;
     await harness.deliver({
       event: 'workflow_job',
-      body: JSON.stringify(example),
+      // A new delivery of the same event: GitHub's body differs (the ledger treats a repeated body
+      // as a replay), here by a field runner-medic does not read.
+      body: JSON.stringify({ ...example, test_tag: 'queued-1' }),
       deliveryId: 'queued-1',
     });
 
@@ -90,7 +92,7 @@ describe('github-webhook with every workflow_job example from @octokit/webhooks-
     const before = harness.eventBridge.entries.length;
     await harness.deliver({
       event: 'workflow_job',
-      body: JSON.stringify(example),
+      body: JSON.stringify({ ...example, test_tag: 'second' }),
       deliveryId: 'started-1',
     });
 
@@ -110,7 +112,7 @@ describe('github-webhook with every workflow_job example from @octokit/webhooks-
     const before = harness.eventBridge.entries.length;
     await harness.deliver({
       event: 'workflow_job',
-      body: JSON.stringify(asAppDelivery(example ?? {})),
+      body: JSON.stringify({ ...asAppDelivery(example ?? {}), test_tag: 'third' }),
       deliveryId: 'completed-1',
     });
 

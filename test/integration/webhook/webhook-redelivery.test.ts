@@ -8,9 +8,16 @@ afterEach(() => {
   harness.eventBridge.options = {};
 });
 
-const body = JSON.stringify(
-  asAppDelivery(examplesFor('workflow_job').find((e) => e.action === 'in_progress') ?? {}),
+const example = asAppDelivery(
+  examplesFor('workflow_job').find((e) => e.action === 'in_progress') ?? {},
 );
+/** A distinct signed body per test: the same body under another delivery id is a replay. */
+const bodyOf = (tag: string) => JSON.stringify({ ...example, test_tag: tag });
+const body = bodyOf('shared');
+const publishedFor = (deliveryId: string) =>
+  harness.eventBridge
+    .details()
+    .filter((d) => (d as { deliveryId: string }).deliveryId === deliveryId);
 
 describe('github-webhook deduplication and redelivery', () => {
   it('accepts a delivery once and answers 202 duplicate to the same delivery id', async () => {
@@ -25,12 +32,26 @@ describe('github-webhook deduplication and redelivery', () => {
     expect(published).toHaveLength(1);
   });
 
-  it('treats the same body under a new delivery id as a new delivery', async () => {
+  it('recognises the same signed body under a new delivery id as a replay and publishes it once', async () => {
     const result = await harness.deliver({ event: 'workflow_job', body, deliveryId: 'dup-2' });
-    expect(result.body.status).toBe('accepted');
+    const again = await harness.deliver({ event: 'workflow_job', body, deliveryId: 'dup-3' });
+
+    expect(result).toEqual({
+      statusCode: 202,
+      body: { status: 'duplicate', deliveryId: 'dup-2', reason: 'same body as delivery dup-1' },
+    });
+    expect(again.body).toMatchObject({
+      status: 'duplicate',
+      reason: 'same body as delivery dup-1',
+    });
+    expect(publishedFor('dup-2')).toHaveLength(0);
+    expect(publishedFor('dup-3')).toHaveLength(0);
+    const stored = await harness.storedItems();
+    expect(stored.filter((i) => i.sk === 'dup-2' || i.pk === 'DELIVERY#dup-2')).toEqual([]);
   });
 
   it('processes a delivery id again once its claim has expired', async () => {
+    const body = bodyOf('ttl-1');
     await harness.deliver({ event: 'workflow_job', body, deliveryId: 'ttl-1' });
     await harness.clock.advance(3600 * 1000 + 1000);
 
@@ -39,7 +60,8 @@ describe('github-webhook deduplication and redelivery', () => {
     expect(again.body.status).toBe('accepted');
   });
 
-  it('answers 500 when publishing fails, releases the claim, and accepts the redelivery', async () => {
+  it('answers 500 when publishing fails, keeps the delivery pending, and accepts the redelivery', async () => {
+    const body = bodyOf('pub-1');
     harness.eventBridge.options = { failCall: () => true };
 
     const failed = await harness.deliver({ event: 'workflow_job', body, deliveryId: 'pub-1' });
@@ -47,23 +69,27 @@ describe('github-webhook deduplication and redelivery', () => {
     expect(failed.statusCode).toBe(500);
     expect(failed.body).toMatchObject({ status: 'error', deliveryId: 'pub-1' });
     const stored = await harness.storedItems();
-    expect(stored.some((item) => item.pk === 'DELIVERY#pub-1')).toBe(false);
+    expect(stored.find((item) => item.pk === 'DELIVERY#pub-1')).toMatchObject({ published: false });
+    expect(stored.some((item) => item.pk === 'DELIVERY-PENDING' && item.sk === 'pub-1')).toBe(true);
 
     harness.eventBridge.options = {};
     const redelivered = await harness.deliver({ event: 'workflow_job', body, deliveryId: 'pub-1' });
     expect(redelivered.body.status).toBe('accepted');
-    expect(
-      harness.eventBridge
-        .details()
-        .filter((d) => (d as { deliveryId: string }).deliveryId === 'pub-1'),
-    ).toHaveLength(1);
+    expect(publishedFor('pub-1')).toHaveLength(1);
+    const after = await harness.storedItems();
+    expect(after.find((item) => item.pk === 'DELIVERY#pub-1')).toMatchObject({ published: true });
+    expect(after.some((item) => item.pk === 'DELIVERY-PENDING' && item.sk === 'pub-1')).toBe(false);
   });
 
   it('retries an entry EventBridge reports in FailedEntryCount and publishes it once', async () => {
     const callsBefore = harness.eventBridge.calls;
     harness.eventBridge.options = { failEntry: (_entry, call) => call === callsBefore };
 
-    const result = await harness.deliver({ event: 'workflow_job', body, deliveryId: 'partial-1' });
+    const result = await harness.deliver({
+      event: 'workflow_job',
+      body: bodyOf('partial-1'),
+      deliveryId: 'partial-1',
+    });
 
     expect(result.body.status).toBe('accepted');
     expect(harness.eventBridge.calls - callsBefore).toBe(2);
@@ -74,19 +100,25 @@ describe('github-webhook deduplication and redelivery', () => {
     ).toHaveLength(1);
   });
 
-  it('gives up after three failed attempts with a 500 and no stored claim', async () => {
+  it('gives up after three failed attempts with a 500, leaving the delivery for the sweep', async () => {
     harness.eventBridge.options = { failEntry: () => true };
 
-    const result = await harness.deliver({ event: 'workflow_job', body, deliveryId: 'partial-2' });
+    const result = await harness.deliver({
+      event: 'workflow_job',
+      body: bodyOf('partial-2'),
+      deliveryId: 'partial-2',
+    });
 
     expect(result.statusCode).toBe(500);
-    expect((await harness.storedItems()).some((i) => i.pk === 'DELIVERY#partial-2')).toBe(false);
+    expect(publishedFor('partial-2')).toHaveLength(0);
+    const stored = await harness.storedItems();
+    expect(stored.some((i) => i.pk === 'DELIVERY-PENDING' && i.sk === 'partial-2')).toBe(true);
   });
 
   it('verifies and accepts a base64-encoded body as Function URLs send non-text types', async () => {
     const result = await harness.deliver({
       event: 'workflow_job',
-      body,
+      body: bodyOf('b64-1'),
       deliveryId: 'b64-1',
       base64: true,
     });
