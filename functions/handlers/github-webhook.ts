@@ -24,6 +24,10 @@ export function createGithubWebhookHandler(options: GithubWebhookHandlerOptions)
 
   const handle = async (event: LambdaFunctionURLEvent): Promise<LambdaFunctionURLResult> => {
     const request = fromFunctionUrlEvent(event);
+    // POWERTOOLS_LOGGER_LOG_EVENT is honoured, but never with the signature or the body.
+    if (logger.shouldLogEvent()) {
+      logger.info('Lambda invocation event', { event: redactedEvent(event) });
+    }
     const deliveryId = request.headers['x-github-delivery'] ?? null;
     if (deliveryId) logger.setCorrelationId(deliveryId);
     logger.appendKeys({ githubEvent: request.headers['x-github-event'] ?? null });
@@ -46,7 +50,12 @@ export function createGithubWebhookHandler(options: GithubWebhookHandlerOptions)
     metrics.addDimensions({ outcome: outcome.status, reason });
     metrics.addMetric('WebhookDelivery', MetricUnit.Count, 1);
     const fields = { status: outcome.status, reason, statusCode: response.statusCode };
-    if (result.error)
+    if (result.error && outcome.status === 'accepted')
+      logger.warn('webhook delivery published but not marked so; the sweep will publish it again', {
+        ...fields,
+        error: errorSummary(result.error),
+      });
+    else if (result.error)
       logger.error('webhook delivery failed', { ...fields, error: errorSummary(result.error) });
     else if (outcome.status === 'rejected') logger.warn('webhook delivery rejected', fields);
     else logger.info('webhook delivery', fields);
@@ -54,8 +63,34 @@ export function createGithubWebhookHandler(options: GithubWebhookHandlerOptions)
   };
 
   return middy(handle)
-    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
     .use(logMetrics(metrics));
+}
+
+/** Header names whose values are secrets or proofs of one; never logged. */
+const SECRET_HEADERS = new Set([
+  'x-hub-signature-256',
+  'x-hub-signature',
+  'authorization',
+  'cookie',
+]);
+
+/** The invocation event without the signature headers or the body (its size is kept). */
+export function redactedEvent(event: LambdaFunctionURLEvent) {
+  const headers: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(event.headers ?? {})) {
+    headers[name] = SECRET_HEADERS.has(name.toLowerCase()) ? '[redacted]' : value;
+  }
+  return {
+    rawPath: event.rawPath,
+    requestContext: {
+      requestId: event.requestContext?.requestId,
+      http: event.requestContext?.http,
+    },
+    headers,
+    isBase64Encoded: event.isBase64Encoded,
+    body: `[redacted: ${event.body?.length ?? 0} characters]`,
+  };
 }
 
 function errorSummary(error: unknown) {
