@@ -37,7 +37,7 @@ export const KUBE_ACCESS: readonly KubeAccess[] = [
     resource: 'ephemeralrunners',
     scope: 'namespaced',
     when: 'always',
-    by: ['listRunners', 'listRunnersPage'],
+    by: ['listRunners', 'listRunnersPage', 'findRunnerOfScaleSet'],
   },
   {
     verb: 'list',
@@ -112,7 +112,7 @@ export const KUBE_ACCESS: readonly KubeAccess[] = [
     resource: 'ephemeralrunners',
     scope: 'cluster',
     when: 'all-namespaces',
-    by: ['listRunners'],
+    by: ['listRunners', 'findRunnerOfScaleSet'],
   },
   {
     verb: 'list',
