@@ -9,5 +9,8 @@ export default {
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   setupFiles: ['<rootDir>/test/helpers/setup-env.ts'],
   testTimeout: 30000,
+  // jest leaves one core idle by default; the slow suites are CPU-bound scenario plays split
+  // across files, so every core is used.
+  maxWorkers: '100%',
   reporters: ['default', '<rootDir>/test/helpers/summary-reporter.js'],
 };

@@ -1,0 +1,60 @@
+/**
+ * Shared by the scenario suites. Each scenario is played once per mode: the suites are split
+ * into files so that jest runs them in parallel workers, and assertions about one scenario read
+ * the outcome it was played to rather than playing it again.
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { createKubeClusterTwin } from '../../sim/scenario/kube-cluster-twin.js';
+import type { ScenarioOutcome } from '../../sim/scenario/outcome.js';
+import { runScenario } from '../../sim/scenario/run-scenario.js';
+import { loadScenario } from '../../sim/scenario/scenario-schema.js';
+
+export const SCENARIO_DIR = 'test/scenarios';
+
+/** Played, and asserted on in detail, by scenarios-seeds.test.ts; the shards leave them out. */
+export const SPOTLIGHT = [
+  'seed-evicted-before-pickup.yaml',
+  'seed-karpenter-mid-job.yaml',
+  'spot-interruption-two-jobs-same-run.yaml',
+];
+
+export function scenarioFiles(): string[] {
+  return readdirSync(SCENARIO_DIR)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort();
+}
+
+/** The scenarios of shard `index` (1-based) of `count`, the spotlight ones left out. */
+export function shard(index: number, count: number): string[] {
+  return scenarioFiles()
+    .filter((f) => !SPOTLIGHT.includes(f))
+    .filter((_, i) => i % count === index - 1);
+}
+
+export async function play(file: string, remediation: boolean): Promise<ScenarioOutcome> {
+  const scenario = await loadScenario(join(SCENARIO_DIR, file));
+  return runScenario(scenario, { remediation, createCluster: createKubeClusterTwin });
+}
+
+/** The general verdict on a scenario played with runner-medic. */
+export function expectMetWithMedic(outcome: ScenarioOutcome): void {
+  expect(outcome.failedExpectations).toEqual([]);
+  expect(outcome.violations).toEqual([]);
+  expect(outcome.errors).toEqual([]);
+  expect(outcome.passed).toBe(true);
+}
+
+export const BASELINE_TIMEOUT_MS = 120_000;
+export const MEDIC_TIMEOUT_MS = 180_000;
+
+/** Defines, in the calling test file, the general test of each scenario played with runner-medic. */
+export function describeWithMedic(files: string[]): void {
+  describe('scenarios with runner-medic: its real handlers driven by the simulators', () => {
+    it.each(files)(
+      '%s meets its expectations with no invariant violated',
+      async (file) => expectMetWithMedic(await play(file, true)),
+      MEDIC_TIMEOUT_MS,
+    );
+  });
+}
