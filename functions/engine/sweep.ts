@@ -6,11 +6,15 @@ import { scaleSetOf } from '../domain/runner-guard.js';
 import type { ClusterGateway, RunnerListing } from '../ports/cluster-gateway.js';
 import type { RunnerRef } from '../ports/facts-store.js';
 import { addFacts, noteRunnerObjects, readBreakers, type Slice } from './gather-slice.js';
+import { republishUnpublishedDeliveries } from '../ingress/republish-unpublished.js';
 import { recoverStaleClaims } from './recover-stale-claims.js';
 import { redeliverMissedWebhooks } from './redeliver-missed-webhooks.js';
 import type { EngineDeps } from './run-engine.js';
 import { STALE_CLAIM_MS } from './run-engine.js';
 import type { Subject } from './subjects.js';
+
+/** The webhook's claim lease (its DELIVERY_CLAIM_LEASE_SECONDS default). */
+const DELIVERY_LEASE_SECONDS = 60;
 
 /** Stop a sweep with this much of the invocation left, and resume in the next one. */
 export const SWEEP_RESERVE_MS = 15_000;
@@ -36,6 +40,21 @@ export async function runSweep(
     deps.log.warn('claim without result re-checked', { ...r });
   await publishOutbox(deps);
   if (deps.deliveries) {
+    // Deliveries the webhook claimed but did not publish (it died between the two).
+    try {
+      const r = await republishUnpublishedDeliveries(deps.deliveries, deps.bus, now, {
+        leaseSeconds: DELIVERY_LEASE_SECONDS,
+      });
+      if (r.published.length > 0 || r.failed.length > 0)
+        deps.log.warn('published deliveries the webhook claimed but never published', {
+          published: r.published,
+          failed: r.failed.map((f) => f.deliveryId),
+        });
+    } catch (error) {
+      deps.log.warn('could not republish pending deliveries', {
+        error: (error as Error).message,
+      });
+    }
     try {
       const redelivered = await redeliverMissedWebhooks(deps.github, deps.deliveries, now);
       if (redelivered.length > 0)

@@ -1,0 +1,439 @@
+/**
+ * A large world on the project's own twins and dynalite, for the per-event cost tests and the
+ * `scale` benchmark: EphemeralRunners and their pods across namespaces and clusters (Kubernetes
+ * twins), jobs stored through the real store, and counters read from the twins' and dynalite's
+ * own traffic (the API server's request log, a byte-counting proxy in front of dynalite).
+ */
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { EventBridgePublisher } from '../../functions/adapters/bus/eventbridge-publisher.js';
+import { OctokitGithubGateway } from '../../functions/adapters/github/github-gateway.js';
+import { ClusterConnections } from '../../functions/adapters/kubernetes/cluster-connections.js';
+import { DynamoFactsStore } from '../../functions/adapters/store/dynamo-facts-store.js';
+import { createDocumentClient } from '../../functions/config/webhook-wiring.js';
+import type { KubeEvent } from '../../functions/domain/cluster-facts.js';
+import type { JobRecord } from '../../functions/domain/facts.js';
+import { DEFAULT_POLICY } from '../../functions/domain/policy.js';
+import type { EngineDeps } from '../../functions/engine/run-engine.js';
+import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../functions/local/embedded-dynamo.js';
+import { EventBridgeSim } from '../../sim/aws/eventbridge-sim.js';
+import { SimClock } from '../../sim/clock.js';
+import { GitHubSim } from '../../sim/github/github-sim.js';
+import { ApiServer } from '../../sim/kube/api/api-server.js';
+import { Rng } from '../../sim/rng.js';
+
+export interface WorldSize {
+  ephemeralRunners: number;
+  storedJobs: number;
+  clusters: number;
+  namespaces: number;
+}
+
+/** Store traffic as dynalite answered it: items and bytes read. */
+export class StoreMeter {
+  itemsRead = 0;
+  bytesRead = 0;
+  requests = 0;
+  reset(): void {
+    this.itemsRead = 0;
+    this.bytesRead = 0;
+    this.requests = 0;
+  }
+}
+
+const SET = 'arc-linux';
+const REPO = 'acme/app';
+const RUNNERS_PER_NODE = 10;
+const T0 = Date.parse('2026-03-02T09:00:00Z');
+
+export const runnerName = (ns: number, i: number) => `${SET}-n${ns}-runner-r${i}`;
+export const namespaceName = (ns: number) => `arc-${ns}`;
+export const nodeName = (n: number) => `ip-10-0-${Math.floor(n / 250)}-${n % 250}`;
+export const instanceOf = (n: number) => `i-${String(n).padStart(17, '0')}`;
+
+export class ScaleWorld {
+  readonly clock = new SimClock(T0);
+  readonly kubes: ApiServer[] = [];
+  readonly github = new GitHubSim({ clock: this.clock, seed: 11 });
+  readonly bus = new EventBridgeSim();
+  readonly meter = new StoreMeter();
+  store!: DynamoFactsStore;
+  deps!: EngineDeps;
+  private dynamo: EmbeddedDynamo | undefined;
+  private proxy: Server | undefined;
+  /** Where each runner is: cluster index, namespace index, node index. */
+  readonly layout: { cluster: number; ns: number; i: number; node: number }[] = [];
+
+  constructor(readonly size: WorldSize) {}
+
+  clusterName(c: number): string {
+    return `cluster-${c}`;
+  }
+
+  async start(): Promise<void> {
+    for (let c = 0; c < this.size.clusters; c++) {
+      const kube = new ApiServer({
+        clock: this.clock,
+        rng: new Rng(100 + c),
+        clusterName: this.clusterName(c),
+        schemaFlavour: '0.13',
+      });
+      await kube.start();
+      this.kubes.push(kube);
+    }
+    await this.github.start();
+    this.dynamo = await startEmbeddedDynamo('runner-medic-scale');
+    const proxyUrl = await this.startStoreProxy(this.dynamo.endpoint);
+    const busUrl = await this.bus.start();
+    const documents = createDocumentClient({ ...this.dynamo.clientConfig, endpoint: proxyUrl });
+    this.store = new DynamoFactsStore(documents, this.dynamo.tableName);
+    this.deps = {
+      store: this.store,
+      clusters: new ClusterConnections({
+        clusters: Object.fromEntries(
+          this.kubes.map((k, c) => [
+            this.clusterName(c),
+            {
+              kind: 'kubeconfig' as const,
+              kubeconfig: k.kubeconfig('runner-medic'),
+              namespaces: this.namespacesOf(c),
+            },
+          ]),
+        ),
+        clock: this.clock,
+      }),
+      github: new OctokitGithubGateway({
+        baseUrl: this.github.baseUrl,
+        appId: this.github.app.appId,
+        privateKey: this.github.app.privateKey,
+        remainingTimeMs: () => 60_000,
+        writeSpacingMs: 0,
+        retryBaseMs: 0,
+        rateLimitSecondMs: 0,
+        clock: this.clock,
+      }),
+      bus: new EventBridgePublisher(
+        new EventBridgeClient({
+          endpoint: busUrl,
+          region: 'eu-west-1',
+          credentials: { accessKeyId: 'sim', secretAccessKey: 'sim' },
+        }),
+        { busName: 'runner-medic', sleep: async () => undefined },
+      ),
+      policy: async () => DEFAULT_POLICY,
+      clock: this.clock,
+      log: { info: () => undefined, warn: () => undefined },
+      metrics: { count: () => undefined, milliseconds: () => undefined },
+    };
+  }
+
+  /** Namespaces are spread over the clusters round-robin. */
+  namespacesOf(cluster: number): string[] {
+    const out: string[] = [];
+    for (let ns = 0; ns < this.size.namespaces; ns++)
+      if (ns % this.size.clusters === cluster) out.push(namespaceName(ns));
+    return out;
+  }
+
+  /** Creates every EphemeralRunner, its Running pod, the nodes, and the stored jobs. */
+  async populate(): Promise<void> {
+    const { ephemeralRunners, namespaces, clusters } = this.size;
+    const sets = new Map<number, { metadata: Record<string, unknown> }>();
+    for (let ns = 0; ns < namespaces; ns++) {
+      const kube = this.kubes[ns % clusters] as ApiServer;
+      kube.api.create('admin', 'namespaces', undefined, { metadata: { name: namespaceName(ns) } });
+      sets.set(
+        ns,
+        kube.api.create('arc', 'ephemeralrunnersets', namespaceName(ns), {
+          apiVersion: 'actions.github.com/v1alpha1',
+          kind: 'EphemeralRunnerSet',
+          metadata: {
+            name: `${SET}-n${ns}`,
+            namespace: namespaceName(ns),
+            labels: labels('runner-set', namespaceName(ns)),
+          },
+          spec: { replicas: 1, patchID: 0, ephemeralRunnerSpec: RUNNER_SPEC },
+        }),
+      );
+    }
+    const nodesCreated = new Set<string>();
+    for (let r = 0; r < ephemeralRunners; r++) {
+      const ns = r % namespaces;
+      const i = Math.floor(r / namespaces);
+      const cluster = ns % clusters;
+      const node = Math.floor(r / RUNNERS_PER_NODE);
+      this.layout.push({ cluster, ns, i, node });
+      const kube = this.kubes[cluster] as ApiServer;
+      const nodeKey = `${cluster}/${node}`;
+      if (!nodesCreated.has(nodeKey)) {
+        nodesCreated.add(nodeKey);
+        kube.api.create('admin', 'nodes', undefined, {
+          metadata: { name: nodeName(node), labels: {} },
+          spec: { providerID: `aws:///eu-west-1a/${instanceOf(node)}` },
+          status: { conditions: [{ type: 'Ready', status: 'True' }] },
+        });
+      }
+      const name = runnerName(ns, i);
+      const namespace = namespaceName(ns);
+      const set = sets.get(ns) as { metadata: Record<string, unknown> };
+      const er = kube.api.create('arc', 'ephemeralrunners', namespace, {
+        apiVersion: 'actions.github.com/v1alpha1',
+        kind: 'EphemeralRunner',
+        metadata: {
+          name,
+          namespace,
+          labels: labels('runner', namespace),
+          ownerReferences: owner('EphemeralRunnerSet', set),
+        },
+        spec: RUNNER_SPEC,
+      });
+      kube.api.create('arc', 'pods', namespace, {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: {
+          name,
+          namespace,
+          labels: { ...labels('runner', namespace), 'actions-ephemeral-runner': 'True' },
+          ownerReferences: owner('EphemeralRunner', er),
+        },
+        spec: { nodeName: nodeName(node), containers: [{ name: 'runner', image: 'runner' }] },
+      });
+      kube.api.modify(
+        'kubelet',
+        'pods',
+        namespace,
+        name,
+        (p) =>
+          void (p.status = {
+            phase: 'Running',
+            conditions: [{ type: 'Ready', status: 'True' }],
+          }),
+        { subresource: 'status' },
+      );
+      kube.api.modify(
+        'arc',
+        'ephemeralrunners',
+        namespace,
+        name,
+        (o) => void (o.status = { phase: 'Running', ready: true, runnerName: name }),
+        { subresource: 'status' },
+      );
+    }
+    await this.storeJobs();
+  }
+
+  /** Jobs as webhooks would have stored them: most done long ago, one per runner in progress. */
+  private async storeJobs(): Promise<void> {
+    const now = this.clock.now();
+    const batch: Promise<void>[] = [];
+    for (let j = 0; j < this.size.storedJobs; j++) {
+      const on = this.layout[j % Math.max(1, this.layout.length)];
+      const runner = on && j < this.layout.length ? runnerName(on.ns, on.i) : null;
+      batch.push(this.store.recordJob(jobRecord(1_000_000 + j, runner, 'in_progress'), now));
+      if (batch.length >= 64) await Promise.all(batch.splice(0));
+    }
+    await Promise.all(batch);
+  }
+
+  /** Counts Kubernetes requests runner-medic made from now on. */
+  kubeMark(): number[] {
+    return this.kubes.map((k) => k.audit.requests.length);
+  }
+
+  kubeSince(mark: number[]) {
+    const requests = this.kubes.flatMap((k, c) =>
+      k.audit.requests.slice(mark[c] ?? 0).filter((r) => r.by === 'runner-medic'),
+    );
+    const lists = requests.filter((r) => r.verb === 'list' || r.verb === 'watch');
+    return {
+      calls: requests.length,
+      lists: lists.length,
+      /** A list not scoped to a namespace, other than nodes (a ClusterRole on nodes only). */
+      clusterWideLists: lists.filter(
+        (r) => !r.path.includes('/namespaces/') && !r.path.startsWith('/api/v1/nodes'),
+      ).length,
+      requests,
+    };
+  }
+
+  githubMark(): number {
+    return this.github.requests().length;
+  }
+
+  githubSince(mark: number): number {
+    return this.github.requests().length - mark;
+  }
+
+  /** A kubelet eviction of one runner's pod, and the Event the exporter forwards. */
+  evict(r: number): KubeEvent {
+    const at = this.layout[r] as { cluster: number; ns: number; i: number; node: number };
+    const kube = this.kubes[at.cluster] as ApiServer;
+    const name = runnerName(at.ns, at.i);
+    const namespace = namespaceName(at.ns);
+    const pod = kube.api.get('pods', namespace, name) as { metadata: { uid: string } };
+    kube.api.modify(
+      'kubelet',
+      'pods',
+      namespace,
+      name,
+      (p) =>
+        void (p.status = {
+          phase: 'Failed',
+          reason: 'Evicted',
+          message: 'The node was low on resource: memory. ',
+        }),
+      { subresource: 'status' },
+    );
+    return {
+      cluster: this.clusterName(at.cluster),
+      name: `${name}.evicted`,
+      namespace,
+      uid: `event-${r}`,
+      reason: 'Evicted',
+      message: 'The node was low on resource: memory. ',
+      type: 'Warning',
+      sourceComponent: 'kubelet',
+      sourceHost: nodeName(at.node),
+      reportingComponent: 'kubelet',
+      annotations: {},
+      involvedObject: {
+        kind: 'Pod',
+        namespace,
+        name,
+        uid: pod.metadata.uid,
+        apiVersion: 'v1',
+        fieldPath: null,
+        labels: {},
+        annotations: {},
+        ownerReferences: [],
+        deleted: false,
+      },
+      count: 1,
+      at: this.clock.now(),
+    };
+  }
+
+  /** The stored job of runner `r`, completed (successfully: a typical webhook). */
+  completedJob(r: number): JobRecord {
+    const at = this.layout[r] as { ns: number; i: number };
+    const record = jobRecord(1_000_000 + r, runnerName(at.ns, at.i), 'completed');
+    return record;
+  }
+
+  instanceOfRunner(r: number): string {
+    return instanceOf((this.layout[r] as { node: number }).node);
+  }
+
+  async stop(): Promise<void> {
+    await this.bus.stop();
+    await new Promise<void>((resolve) => this.proxy?.close(() => resolve()) ?? resolve());
+    await this.dynamo?.close();
+    await this.github.stop();
+    for (const k of this.kubes) await k.stop();
+  }
+
+  /** A pass-through proxy in front of dynalite that counts the items and bytes it answered. */
+  private async startStoreProxy(target: string): Promise<string> {
+    const url = new URL(target);
+    this.proxy = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks);
+        const upstream = request(
+          {
+            host: url.hostname,
+            port: url.port,
+            method: req.method,
+            path: req.url,
+            headers: req.headers,
+          },
+          (answer) => {
+            const out: Buffer[] = [];
+            answer.on('data', (c: Buffer) => out.push(c));
+            answer.on('end', () => {
+              const payload = Buffer.concat(out);
+              const target = String(req.headers['x-amz-target'] ?? '');
+              if (/\.(Query|Scan|GetItem|BatchGetItem)$/.test(target)) {
+                this.meter.requests++;
+                this.meter.bytesRead += payload.length;
+                try {
+                  const parsed = JSON.parse(payload.toString('utf8')) as {
+                    Count?: number;
+                    Item?: object;
+                  };
+                  this.meter.itemsRead += parsed.Count ?? (parsed.Item ? 1 : 0);
+                } catch {
+                  // A body that is not JSON reads no item.
+                }
+              }
+              res.writeHead(answer.statusCode ?? 500, answer.headers);
+              res.end(payload);
+            });
+          },
+        );
+        upstream.end(body);
+      });
+    });
+    await new Promise<void>((resolve) => this.proxy?.listen(0, '127.0.0.1', () => resolve()));
+    return `http://127.0.0.1:${(this.proxy.address() as AddressInfo).port}`;
+  }
+}
+
+const RUNNER_SPEC = {
+  githubConfigUrl: 'https://github.com/acme',
+  githubConfigSecret: 's',
+  runnerScaleSetId: 1,
+  spec: { containers: [{ name: 'runner', image: 'runner' }] },
+};
+
+function labels(component: string, namespace: string): Record<string, string> {
+  return {
+    'app.kubernetes.io/component': component,
+    'app.kubernetes.io/part-of': 'gha-runner-scale-set',
+    'app.kubernetes.io/version': '0.13.0',
+    'actions.github.com/scale-set-name': SET,
+    'actions.github.com/scale-set-namespace': namespace,
+  };
+}
+
+function owner(kind: string, o: { metadata: Record<string, unknown> }) {
+  return [
+    {
+      apiVersion: 'actions.github.com/v1alpha1',
+      kind,
+      name: String(o.metadata.name),
+      uid: String(o.metadata.uid),
+      controller: true,
+      blockOwnerDeletion: true,
+    },
+  ];
+}
+
+function jobRecord(jobId: number, runner: string | null, status: string): JobRecord {
+  return {
+    repository: { id: 1, fullName: REPO, owner: 'acme', name: 'app' },
+    installationId: null,
+    annotations: null,
+    job: {
+      jobId,
+      runId: 9_000_000_000 + jobId,
+      runAttempt: 1,
+      name: 'build',
+      workflowName: 'CI',
+      headBranch: 'main',
+      labels: [SET],
+      status,
+      conclusion: status === 'completed' ? 'success' : null,
+      runnerId: null,
+      runnerName: runner,
+      runnerGroupId: null,
+      runnerGroupName: null,
+      htmlUrl: `https://github.com/${REPO}/actions/runs/${9_000_000_000 + jobId}/job/${jobId}`,
+      createdAt: new Date(T0 - 600_000).toISOString(),
+      startedAt: new Date(T0 - 500_000).toISOString(),
+      completedAt: status === 'completed' ? new Date(T0).toISOString() : null,
+    },
+  };
+}
