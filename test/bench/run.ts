@@ -18,6 +18,22 @@ import { TEST_SECRET, functionUrlEvent, lambdaContext } from '../helpers/ingress
 import { MemoryLedger } from '../helpers/memory-ledger.js';
 import { asAppDelivery, examplesFor } from '../helpers/webhook-examples.js';
 
+const args = process.argv.slice(2);
+const asJson = args.includes('--json');
+const listArg = (name: string) =>
+  args
+    .find((a) => a.startsWith(`--${name}=`))
+    ?.split('=')[1]
+    ?.split(',')
+    .map(Number);
+const sections = args
+  .find((a) => a.startsWith('--sections='))
+  ?.split('=')[1]
+  ?.split(',') ?? ['ingress', 'scale'];
+/** In --json mode the ingress section's lines go into the document instead of stdout. */
+const ingressLines: string[] = [];
+const say = (line: string) => (asJson ? ingressLines.push(line) : console.log(line));
+
 const WARMUP = 300;
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 3000);
 const TARGET_BYTES = 25 * 1024;
@@ -89,62 +105,89 @@ function ingressHandler(ledger: DeliveryLedger) {
   });
 }
 
-const body = payloadOf25KB();
-const template = await functionUrlEvent({ event: 'workflow_job', body });
-const eventFor = (i: number) => ({
-  ...template,
-  headers: { ...template.headers, 'x-github-delivery': `bench-${i}` },
-});
-const signature = template.headers['x-hub-signature-256'] ?? '';
+if (sections.includes('ingress')) {
+  const body = payloadOf25KB();
+  const template = await functionUrlEvent({ event: 'workflow_job', body });
+  const eventFor = (i: number) => ({
+    ...template,
+    headers: { ...template.headers, 'x-github-delivery': `bench-${i}` },
+  });
+  const signature = template.headers['x-hub-signature-256'] ?? '';
 
-const floor = await measure(() => {
-  const expected = Buffer.from(
-    `sha256=${createHmac('sha256', TEST_SECRET).update(body).digest('hex')}`,
+  const floor = await measure(() => {
+    const expected = Buffer.from(
+      `sha256=${createHmac('sha256', TEST_SECRET).update(body).digest('hex')}`,
+    );
+    return timingSafeEqual(expected, Buffer.from(signature));
+  });
+
+  const memoryHandler = ingressHandler(new MemoryLedger());
+  const inMemory = await quietly(() =>
+    measure(async (i) => {
+      const result = await memoryHandler(eventFor(i), lambdaContext);
+      if (typeof result === 'string' || result.statusCode !== 202) throw new Error('not accepted');
+    }),
   );
-  return timingSafeEqual(expected, Buffer.from(signature));
-});
 
-const memoryHandler = ingressHandler(new MemoryLedger());
-const inMemory = await quietly(() =>
-  measure(async (i) => {
-    const result = await memoryHandler(eventFor(i), lambdaContext);
-    if (typeof result === 'string' || result.statusCode !== 202) throw new Error('not accepted');
-  }),
-);
-
-const dynamo = await startEmbeddedDynamo('runner-medic-bench');
-const dynamoHandler = ingressHandler(
-  new DynamoDeliveryLedger(createDocumentClient(dynamo.clientConfig), dynamo.tableName),
-);
-const withDynalite = await quietly(() =>
-  measure(async (i) => {
-    const result = await dynamoHandler(eventFor(i), lambdaContext);
-    if (typeof result === 'string' || result.statusCode !== 202) throw new Error('not accepted');
-  }),
-);
-await dynamo.close();
-
-const row = (name: string, s: Stats) =>
-  `${name.padEnd(58)} ${s.perSecond.toFixed(0).padStart(9)}/s   p50 ${s.p50.toFixed(3)} ms   p99 ${s.p99.toFixed(3)} ms`;
-console.log(
-  `webhook ingress, ${Buffer.byteLength(body)} byte workflow_job payload, ${ITERATIONS} iterations, node ${process.version}`,
-);
-console.log(row('floor: bare HMAC-SHA256 verify', floor));
-console.log(row('ingress: handler + in-process ledger + local sink', inMemory));
-console.log(row('ingress: handler + embedded DynamoDB (dynalite) + local sink', withDynalite));
-console.log(
-  `ratio ingress/floor (p50): in-process ${(inMemory.p50 / floor.p50).toFixed(1)}x, dynalite ${(withDynalite.p50 / floor.p50).toFixed(1)}x`,
-);
-console.log(
-  `target p99 < 2 ms in-process with the local sink: ${inMemory.p99 < 2 ? 'met' : 'NOT met'} (${inMemory.p99.toFixed(3)} ms)`,
-);
-
-const zip = '.serverless/github-webhook.zip';
-try {
-  const { size } = await import('node:fs').then((fs) => fs.statSync(zip));
-  console.log(
-    `github-webhook zip: ${(size / 1024).toFixed(0)} KB (target < 300 KB: ${size < 300 * 1024 ? 'met' : 'NOT met'})`,
+  const dynamo = await startEmbeddedDynamo('runner-medic-bench');
+  const dynamoHandler = ingressHandler(
+    new DynamoDeliveryLedger(createDocumentClient(dynamo.clientConfig), dynamo.tableName),
   );
-} catch {
-  console.log(`github-webhook zip: not built; run \`npx serverless package\` first`);
+  const withDynalite = await quietly(() =>
+    measure(async (i) => {
+      const result = await dynamoHandler(eventFor(i), lambdaContext);
+      if (typeof result === 'string' || result.statusCode !== 202) throw new Error('not accepted');
+    }),
+  );
+  await dynamo.close();
+
+  const row = (name: string, s: Stats) =>
+    `${name.padEnd(58)} ${s.perSecond.toFixed(0).padStart(9)}/s   p50 ${s.p50.toFixed(3)} ms   p99 ${s.p99.toFixed(3)} ms`;
+  say(
+    `webhook ingress, ${Buffer.byteLength(body)} byte workflow_job payload, ${ITERATIONS} iterations, node ${process.version}`,
+  );
+  say(row('floor: bare HMAC-SHA256 verify', floor));
+  say(row('ingress: handler + in-process ledger + local sink', inMemory));
+  say(row('ingress: handler + embedded DynamoDB (dynalite) + local sink', withDynalite));
+  say(
+    `ratio ingress/floor (p50): in-process ${(inMemory.p50 / floor.p50).toFixed(1)}x, dynalite ${(withDynalite.p50 / floor.p50).toFixed(1)}x`,
+  );
+  say(
+    `target p99 < 2 ms in-process with the local sink: ${inMemory.p99 < 2 ? 'met' : 'NOT met'} (${inMemory.p99.toFixed(3)} ms)`,
+  );
+
+  const zip = '.serverless/github-webhook.zip';
+  try {
+    const { size } = await import('node:fs').then((fs) => fs.statSync(zip));
+    say(
+      `github-webhook zip: ${(size / 1024).toFixed(0)} KB (target < 300 KB: ${size < 300 * 1024 ? 'met' : 'NOT met'})`,
+    );
+  } catch {
+    say(`github-webhook zip: not built; run \`npx serverless package\` first`);
+  }
 }
+
+if (sections.includes('scale')) {
+  const { DEFAULT_JOBS, DEFAULT_RUNNERS, runScaleBench, worldsOf } = await import('./scale.js');
+  const runners = listArg('scale-runners') ?? DEFAULT_RUNNERS;
+  const jobs = listArg('scale-jobs') ?? DEFAULT_JOBS;
+  const scale = await runScaleBench(worldsOf(runners, jobs));
+  if (asJson) {
+    process.stdout.write(
+      `${JSON.stringify({ ingress: { lines: ingressLines }, scale }, null, 2)}\n`,
+    );
+  } else {
+    console.log('scale: per event');
+    for (const p of scale.perEvent)
+      console.log(
+        `  ${String(p.world.ephemeralRunners).padStart(6)} runners ${String(p.world.storedJobs).padStart(7)} jobs  ${p.event.padEnd(24)} ${String(p.wallMs).padStart(8)} ms  ${p.storeReads} items ${p.storeBytes} B  kube ${p.kubeCalls} (lists ${p.kubeLists}, cluster-wide ${p.kubeClusterWideLists})  github ${p.githubCalls}`,
+      );
+    console.log('scale: sweep');
+    for (const w of scale.sweep)
+      console.log(
+        `  ${String(w.world.ephemeralRunners).padStart(6)} runners ${String(w.world.storedJobs).padStart(7)} jobs  ${w.wallMs} ms  ${w.rssMb} MB  lists ${w.listCalls} pages ${w.pages}  github ${w.githubCalls}  invocations ${w.invocations}`,
+      );
+    console.log(`scale: growth exponents ${JSON.stringify(scale.exponents)}`);
+  }
+}
+process.exit(0);
