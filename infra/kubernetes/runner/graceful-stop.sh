@@ -1,6 +1,6 @@
 #!/bin/bash
-# graceful-stop.sh: an entrypoint for the official GitHub Actions runner image
-# (ghcr.io/actions/actions-runner) that lets a busy runner finish its job when its pod is stopped.
+# graceful-stop.sh: an entrypoint for the official GitHub Actions runner image (actions/runner,
+# images/Dockerfile) that lets a busy runner finish its job when its pod is stopped.
 #
 # Kubernetes stops a pod by sending SIGTERM to each container's first process, then SIGKILL
 # terminationGracePeriodSeconds later. The image's own run.sh (RUNNER_MANUALLY_TRAP_SIG=1) turns
