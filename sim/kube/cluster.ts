@@ -23,6 +23,7 @@ import { Ec2 } from './models/ec2.js';
 import { EventRecorder } from './models/event-recorder.js';
 import { Karpenter } from './models/karpenter.js';
 import { Kubelets } from './models/kubelet.js';
+import type { SigtermBehaviour } from './models/runner-process.js';
 import {
   DEFAULT_TIMINGS,
   type LogEntry,
@@ -75,6 +76,11 @@ export interface SimClusterOptions {
   rbac?: boolean;
   /** Extra groups per actor (see `DEFAULT_ACTOR_GROUPS`). */
   groups?: Record<string, string[]>;
+  /**
+   * Runner deprecation: a runner whose image tag is a version below this (e.g. `2.329.0`) exits 0
+   * at start without taking a job, and ARC re-creates it (its pod cycles). Default: none.
+   */
+  minimumRunnerVersion?: string;
   /** Watch history length before 410 Gone. */
   historyLimit?: number;
   /** Real ms between watch bookmarks. */
@@ -103,6 +109,20 @@ export interface AddScaleSetOptions {
   /** Pod template annotations (e.g. `karpenter.sh/do-not-disrupt`). */
   podAnnotations?: Record<string, string>;
   podSpec?: PodSpec;
+  /** Pod template `terminationGracePeriodSeconds` (Kubernetes default 30). */
+  terminationGracePeriodSeconds?: number;
+  /**
+   * What the runner does with SIGTERM (default: what the pod spec says; the runner's own
+   * handling unless its command is `graceful-stop.sh`). `graceful-stop` also puts the entrypoint
+   * into the pod template, as `infra/kubernetes/runner/values-karpenter.yaml` does.
+   */
+  onSigterm?: SigtermBehaviour;
+  /** graceful-stop: RUNNER_GRACEFUL_STOP_TIMEOUT in seconds (the script's default is 15). */
+  gracefulStopTimeoutSeconds?: number;
+  /** Runner image tag (`ghcr.io/actions/actions-runner:<version>`); default `latest`. */
+  runnerVersion?: string;
+  /** Pod template nodeSelector (e.g. `{'kubernetes.io/hostname': 'node-a'}` pins runners). */
+  nodeSelector?: Record<string, string>;
 }
 
 export class SimCluster {
@@ -176,6 +196,7 @@ export class SimCluster {
       jobStarted: (ns, scaleSet, runner, job) => this.arc.jobStarted(ns, scaleSet, runner, job),
       nodeDown: (node) => this.nodeLifecycle.kubeletStopped(node),
     });
+    this.kubelets.minimumRunnerVersion = options.minimumRunnerVersion;
     this.scheduler = new Scheduler(ctx, (n) => this.kubelets.isUp(n));
     this.ec2 = new Ec2(ctx, this.bus, { region: this.region, account: this.account });
     this.karpenter = new Karpenter(ctx, {
@@ -343,6 +364,34 @@ export class SimCluster {
     const template = defaultRunnerTemplate();
     if (options.podSpec) template.spec = options.podSpec;
     if (options.podAnnotations) template.metadata = { annotations: { ...options.podAnnotations } };
+    const runner = template.spec.containers.find((c) => c.name === 'runner');
+    if (options.terminationGracePeriodSeconds !== undefined)
+      template.spec.terminationGracePeriodSeconds = options.terminationGracePeriodSeconds;
+    if (options.nodeSelector) template.spec.nodeSelector = { ...options.nodeSelector };
+    if (runner && options.runnerVersion)
+      runner.image = `ghcr.io/actions/actions-runner:${options.runnerVersion}`;
+    if (runner && options.onSigterm === 'graceful-stop' && !options.podSpec) {
+      runner.command = ['/home/runner/graceful-stop/graceful-stop.sh'];
+      runner.env = [
+        ...(runner.env ?? []),
+        { name: 'RUNNER_ENTRYPOINT', value: '/home/runner/run.sh' },
+        ...(options.gracefulStopTimeoutSeconds !== undefined
+          ? [
+              {
+                name: 'RUNNER_GRACEFUL_STOP_TIMEOUT',
+                value: String(options.gracefulStopTimeoutSeconds),
+              },
+            ]
+          : []),
+      ];
+    }
+    if (options.onSigterm || options.gracefulStopTimeoutSeconds !== undefined)
+      this.kubelets.setRunnerSettings(options.namespace, options.name, {
+        ...(options.onSigterm ? { onSigterm: options.onSigterm } : {}),
+        ...(options.gracefulStopTimeoutSeconds !== undefined
+          ? { stopTimeoutSeconds: options.gracefulStopTimeoutSeconds }
+          : {}),
+      });
     const ars = {
       apiVersion: ARC_API_VERSION,
       kind: 'AutoscalingRunnerSet',

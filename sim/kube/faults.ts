@@ -45,6 +45,42 @@ export class Faults {
     this.cluster.kubelets.oomKill(namespace, pod);
   }
 
+  /**
+   * A graceful stop of one pod: DELETE with a grace period (`kubectl delete pod
+   * --grace-period=N`; default the pod's terminationGracePeriodSeconds). The kubelet sends SIGTERM,
+   * the runner handles it as its scale set's `onSigterm` says, and SIGKILL follows at the end of
+   * the grace period.
+   */
+  terminatePod(
+    namespace: string,
+    pod: string,
+    options: { gracePeriodSeconds?: number; actor?: string } = {},
+  ): void {
+    this.cluster.api.delete(options.actor ?? 'scenario', 'pods', namespace, pod, {
+      ...(options.gracePeriodSeconds !== undefined
+        ? { gracePeriodSeconds: options.gracePeriodSeconds }
+        : {}),
+    });
+  }
+
+  /**
+   * A hard kill of one pod's runner: SIGKILL with no grace (the container's main process killed,
+   * exit 137). The runner cannot tell GitHub; its job is held by GitHub's lost-runner lock.
+   */
+  killPod(namespace: string, pod: string): void {
+    this.cluster.kubelets.sigkill(namespace, pod);
+  }
+
+  /**
+   * The node's kubelet stops reporting: Ready=Unknown after the node-monitor grace period, the
+   * `unreachable` taints, pods still `Running` (not ready) until the taint manager deletes them
+   * after their toleration (300 s) and they stay Terminating. Runners keep running their jobs,
+   * unless `runners: 'lose-network'`.
+   */
+  nodeNotReady(node: string, options: { runners?: 'keep-running' | 'lose-network' } = {}): void {
+    this.cluster.kubelets.stopReporting(node, options.runners);
+  }
+
   /** Karpenter voluntary disruption; consolidation and drift honour `karpenter.sh/do-not-disrupt`. */
   karpenterDisrupt(node: string, method: DisruptionMethod): 'started' | 'blocked' {
     return this.cluster.karpenter.disrupt(node, method);

@@ -45,6 +45,11 @@ export const lostCommunicationMessage = (runner: string) =>
 export interface InMemoryActionsServiceOptions {
   /** How long the service waits for a killed runner before failing its job (default 10 min). */
   lostCommunicationMs?: number;
+  /**
+   * A graceful loss: how long after a busy runner reports SIGTERM the job is concluded (default 0,
+   * at once; GitHub measured 15–26 s, see sim/github for the faithful figure).
+   */
+  gracefulConclusionMs?: number;
 }
 
 export class InMemoryActionsService implements ActionsService {
@@ -57,12 +62,14 @@ export class InMemoryActionsService implements ActionsService {
   private nextRunnerId = 1001;
   private nextJob = 1;
   private readonly lostCommunicationMs: number;
+  private readonly gracefulConclusionMs: number;
 
   constructor(
     private readonly clock: SimClock,
     options: InMemoryActionsServiceOptions = {},
   ) {
     this.lostCommunicationMs = options.lostCommunicationMs ?? 10 * 60_000;
+    this.gracefulConclusionMs = options.gracefulConclusionMs ?? 0;
   }
 
   registerScaleSet(scaleSet: ScaleSetRegistration): number {
@@ -151,8 +158,18 @@ export class InMemoryActionsService implements ActionsService {
     runner.status = 'offline';
     const job = runner.job;
     if (!job || job.status !== 'in_progress') return;
-    if (kind === 'sigterm') this.finishJob(job.jobId, 'failure', SHUTDOWN_SIGNAL_MESSAGE);
-    else if (kind === 'killed') {
+    if (kind === 'sigterm') {
+      this.clock.cancel(this.timers.get(job.jobId));
+      if (this.gracefulConclusionMs <= 0)
+        this.finishJob(job.jobId, 'failure', SHUTDOWN_SIGNAL_MESSAGE);
+      else
+        this.timers.set(
+          job.jobId,
+          this.clock.after(this.gracefulConclusionMs, `job ${job.jobId} concluded`, () =>
+            this.finishJob(job.jobId, 'failure', SHUTDOWN_SIGNAL_MESSAGE),
+          ),
+        );
+    } else if (kind === 'killed') {
       this.clock.cancel(this.timers.get(job.jobId));
       this.timers.set(
         job.jobId,

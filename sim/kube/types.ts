@@ -75,6 +75,7 @@ export interface Container {
   name: string;
   image?: string;
   command?: string[];
+  args?: string[];
   env?: { name: string; value?: string; valueFrom?: unknown }[];
   [key: string]: unknown;
 }
@@ -94,6 +95,7 @@ export interface PodSpec {
   restartPolicy?: string;
   terminationGracePeriodSeconds?: number;
   tolerations?: Toleration[];
+  nodeSelector?: Record<string, string>;
   [key: string]: unknown;
 }
 

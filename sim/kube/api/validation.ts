@@ -11,7 +11,7 @@ import { validateLabelKey, validateLabelValue } from './label-selector.js';
 import type { ResourceDef } from './resources.js';
 import type { KubeObject } from '../types.js';
 
-export type SchemaFlavour = '0.9' | '0.13';
+export type SchemaFlavour = '0.9' | '0.13' | '0.15';
 
 type Schema = Record<string, unknown>;
 

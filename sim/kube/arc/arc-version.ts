@@ -1,8 +1,10 @@
 /**
  * Per-version ARC behaviour (reference/arc.md §2). '0.9' stands for the 0.2.0–0.11.0 line
- * (the seed bug), '0.13' for 0.13.1 and later (HEAD-like).
+ * (the seed bug), '0.13' for 0.13.1, '0.15' for 0.15.0/0.15.1 (current).
  */
-export type ArcVersion = '0.9' | '0.13';
+export type ArcVersion = '0.9' | '0.13' | '0.15';
+
+export const ARC_VERSIONS: readonly ArcVersion[] = ['0.9', '0.13', '0.15'];
 
 export interface ArcBehaviour {
   version: ArcVersion;
@@ -45,6 +47,17 @@ export function arcBehaviour(version: ArcVersion): ArcBehaviour {
       return {
         version,
         chartVersion: '0.13.1',
+        finalizersAtCreation: true,
+        failureTimestamps: true,
+        writesJobId: true,
+        backoffSeconds: [0, 5, 10, 20, 40, 80],
+        maxFailures: 5,
+        jitConfigInStatus: false,
+      };
+    case '0.15':
+      return {
+        version,
+        chartVersion: '0.15.1',
         finalizersAtCreation: true,
         failureTimestamps: true,
         writesJobId: true,

@@ -24,7 +24,7 @@ import {
   type EvictionSignal,
   type PressureCondition,
 } from './node-conditions.js';
-import { RunnerProcess } from './runner-process.js';
+import { RunnerProcess, type RunnerBehaviour, type SigtermBehaviour } from './runner-process.js';
 import { nsName, splitKey, WorkQueue } from './work-queue.js';
 
 const ACTOR = 'kubelet';
@@ -59,7 +59,52 @@ export interface KubeletHooks {
   nodeDown(nodeName: string): void;
 }
 
+/** Per scale set runner settings (`<namespace>/<scale set>`), over what the pod spec says. */
+export interface RunnerSettings {
+  onSigterm?: SigtermBehaviour;
+  stopTimeoutSeconds?: number;
+}
+
+/** `2.328.0` < `2.329.0`; a tag that is not a version (`latest`) is never below. */
+export function versionBelow(version: string | undefined, minimum: string | undefined): boolean {
+  if (!version || !minimum) return false;
+  const parse = (v: string) => /^v?(\d+)\.(\d+)\.(\d+)$/.exec(v)?.slice(1).map(Number);
+  const a = parse(version);
+  const b = parse(minimum);
+  if (!a || !b) return false;
+  for (let i = 0; i < 3; i++)
+    if ((a[i] as number) !== (b[i] as number)) return (a[i] as number) < (b[i] as number);
+  return false;
+}
+
+/**
+ * How a pod's runner behaves: explicit per-scale-set settings first, else what its spec says
+ * (a `graceful-stop.sh` command or argument selects graceful-stop, its RUNNER_GRACEFUL_STOP_TIMEOUT
+ * env the timeout), else the runner's own handling. The image tag is the runner version.
+ */
+export function runnerBehaviourFor(
+  pod: Pod,
+  settings: RunnerSettings | undefined,
+  minimumRunnerVersion: string | undefined,
+): RunnerBehaviour {
+  const runner = pod.spec.containers.find((c) => c.name === 'runner');
+  const words = [...(runner?.command ?? []), ...(runner?.args ?? [])].join(' ');
+  const fromSpec: SigtermBehaviour = /graceful-stop/.test(words) ? 'graceful-stop' : 'default';
+  const envTimeout = runner?.env?.find((e) => e.name === 'RUNNER_GRACEFUL_STOP_TIMEOUT')?.value;
+  const seconds =
+    settings?.stopTimeoutSeconds ?? (envTimeout !== undefined ? Number(envTimeout) : undefined);
+  const tag = typeof runner?.image === 'string' ? runner.image.split(':')[1] : undefined;
+  return {
+    onSigterm: settings?.onSigterm ?? fromSpec,
+    ...(seconds !== undefined && Number.isFinite(seconds) ? { stopTimeoutMs: seconds * 1000 } : {}),
+    ...(versionBelow(tag, minimumRunnerVersion) ? { deprecated: true } : {}),
+  };
+}
+
 export class Kubelets {
+  /** Runners whose image tag is below this version exit 0 at start (runner deprecation). */
+  minimumRunnerVersion: string | undefined;
+  private readonly runnerSettings = new Map<string, RunnerSettings>();
   private readonly nodes = new Map<string, NodeAgent>();
   private readonly pods = new Map<string, PodRuntime>();
   private readonly pressureTimers = new Map<string, TimerHandle>();
@@ -105,6 +150,11 @@ export class Kubelets {
 
   isUp(nodeName: string): boolean {
     return this.nodes.get(nodeName)?.up === true;
+  }
+
+  /** SIGTERM handling (and graceful-stop timeout) for the runners of one scale set. */
+  setRunnerSettings(namespace: string, scaleSet: string, settings: RunnerSettings): void {
+    this.runnerSettings.set(`${namespace}/${scaleSet}`, { ...settings });
   }
 
   runner(namespace: string, name: string): RunnerProcess | undefined {
@@ -318,13 +368,24 @@ export class Kubelets {
     }
     if (!pod.spec.containers.some((c) => c.name === 'runner')) return;
     const scaleSet = pod.metadata.labels?.['actions.github.com/scale-set-name'];
-    rt.process = new RunnerProcess(this.ctx, this.service, name, {
-      online: () => undefined,
-      jobStarted: (job) => {
-        if (scaleSet) this.hooks.jobStarted(ns as string, scaleSet, name, job);
+    const behaviour = runnerBehaviourFor(
+      pod,
+      scaleSet ? this.runnerSettings.get(`${ns}/${scaleSet}`) : undefined,
+      this.minimumRunnerVersion,
+    );
+    rt.process = new RunnerProcess(
+      this.ctx,
+      this.service,
+      name,
+      {
+        online: () => undefined,
+        jobStarted: (job) => {
+          if (scaleSet) this.hooks.jobStarted(ns as string, scaleSet, name, job);
+        },
+        exited: (code, reason) => this.containerExited(rt, code, reason),
       },
-      exited: (code, reason) => this.containerExited(rt, code, reason),
-    });
+      behaviour,
+    );
   }
 
   /** The runner container stopped: record it, settle the phase, finish a pending deletion. */
@@ -529,6 +590,13 @@ export class Kubelets {
     );
   }
 
+  /** SIGKILL of the runner container's process: exit 137, reason Error; restartPolicy Never → Failed. */
+  sigkill(ns: string, name: string): void {
+    const { rt } = this.runtime(ns, name);
+    if (!rt?.process) throw new Error(`pod ${ns}/${name} has no running runner process to kill`);
+    rt.process.kill(137, 'Error');
+  }
+
   /** OOM kill of the runner container: exit 137, reason OOMKilled; restartPolicy Never → Failed. */
   oomKill(ns: string, name: string): void {
     const { rt } = this.runtime(ns, name);
@@ -599,6 +667,23 @@ export class Kubelets {
       rt.process?.vanish();
       this.drop(rt);
     }
+    this.hooks.nodeDown(nodeName);
+  }
+
+  /**
+   * The kubelet stops posting status (it crashed, or its node lost the control plane) while the
+   * machine runs on: containers keep running and their runners keep working their jobs, but
+   * nothing about them reaches the API (the node goes Ready=Unknown after the node-monitor grace
+   * period; its pods stay `Running`). With `runners: 'lose-network'` the runners lose GitHub too
+   * (a hard loss for busy ones).
+   */
+  stopReporting(nodeName: string, runners: 'keep-running' | 'lose-network' = 'keep-running'): void {
+    const agent = this.nodes.get(nodeName);
+    if (!agent?.up) return;
+    agent.up = false;
+    this.ctx.log('kubelet', 'Kubelet stopped posting node status', { node: nodeName, runners });
+    if (runners === 'lose-network')
+      for (const rt of this.pods.values()) if (rt.node === nodeName) rt.process?.vanish();
     this.hooks.nodeDown(nodeName);
   }
 

@@ -8,6 +8,31 @@ import type { ModelContext } from './model-context.js';
 
 export type RunnerState = 'starting' | 'idle' | 'busy' | 'stopping' | 'exited';
 
+/**
+ * What the runner container does with SIGTERM (per scale set):
+ * - `default`: the runner's own handling (actions/runner, Runner.Listener): a busy runner fails
+ *   its job with "The runner has received a shutdown signal." and exits; GitHub concludes the job
+ *   (a graceful loss).
+ * - `graceful-stop`: the entrypoint `infra/kubernetes/runner/graceful-stop.sh`: an idle runner
+ *   exits promptly; a busy one waits for its job up to `stopTimeoutMs`
+ *   (RUNNER_GRACEFUL_STOP_TIMEOUT, default 15 s) and exits 0 when it ends, else stops the worker
+ *   (a graceful loss). SIGKILL before then is a hard loss.
+ * - `none`: the signal never reaches the runner (a shell entrypoint that does not forward it):
+ *   it keeps running, idle ones keep taking jobs, until SIGKILL at the end of the grace period
+ *   (a hard loss for a busy runner).
+ */
+export type SigtermBehaviour = 'default' | 'graceful-stop' | 'none';
+
+export interface RunnerBehaviour {
+  onSigterm: SigtermBehaviour;
+  /** graceful-stop only: how long a running job is waited for (default 15 s). */
+  stopTimeoutMs?: number;
+  /** The runner exits 0 at start without taking a job (a deprecated runner version). */
+  deprecated?: boolean;
+}
+
+export const GRACEFUL_STOP_DEFAULT_TIMEOUT_MS = 15_000;
+
 export interface RunnerHooks {
   online(): void;
   jobStarted(job: JobAssignment): void;
@@ -17,6 +42,8 @@ export interface RunnerHooks {
 export class RunnerProcess {
   state: RunnerState = 'starting';
   job: JobAssignment | undefined;
+  /** graceful-stop: SIGTERM arrived while busy; waiting for the job to end. */
+  draining = false;
   private timer: TimerHandle | undefined;
 
   constructor(
@@ -24,9 +51,17 @@ export class RunnerProcess {
     private readonly service: ActionsService,
     readonly name: string,
     private readonly hooks: RunnerHooks,
+    readonly behaviour: RunnerBehaviour = { onSigterm: 'default' },
   ) {
     this.timer = ctx.clock.after(ctx.timings.runnerStartupMs, `runner ${name} online`, () => {
       if (this.state !== 'starting') return;
+      if (behaviour.deprecated) {
+        // actions/runner: a version below GitHub's floor is refused at session creation and the
+        // listener exits 0 without taking a job.
+        ctx.log('runner', 'Runner version is deprecated; exiting', { runner: name });
+        this.service.runnerStopped(this.name, 'completed');
+        return this.exit(0, 'Completed');
+      }
       this.state = 'idle';
       hooks.online();
       this.poll();
@@ -61,9 +96,43 @@ export class RunnerProcess {
     this.exit(0, 'Completed');
   }
 
-  /** SIGTERM: an idle runner exits at once; a busy one fails its job and exits shortly after. */
+  /** SIGTERM, handled as `behaviour.onSigterm` says. */
   sigterm(): void {
-    if (this.state === 'exited' || this.state === 'stopping') return;
+    if (this.state === 'exited' || this.state === 'stopping' || this.draining) return;
+    const mode = this.behaviour.onSigterm;
+    this.ctx.log('runner', 'SIGTERM', { runner: this.name, handling: mode, state: this.state });
+    if (mode === 'none') return;
+    if (mode === 'graceful-stop') return this.gracefulStop();
+    this.shutdownSignal();
+  }
+
+  /** graceful-stop.sh: idle → the listener gets SIGINT and exits; busy → wait for the job. */
+  private gracefulStop(): void {
+    if (this.state !== 'busy') {
+      this.ctx.clock.cancel(this.timer);
+      this.state = 'stopping';
+      this.service.runnerStopped(this.name, 'sigterm');
+      this.timer = this.ctx.clock.after(
+        this.ctx.timings.runnerShutdownMs,
+        `runner ${this.name} listener exits`,
+        () => this.exit(0, 'Completed'),
+      );
+      return;
+    }
+    this.draining = true;
+    const timeout = this.behaviour.stopTimeoutMs ?? GRACEFUL_STOP_DEFAULT_TIMEOUT_MS;
+    this.timer = this.ctx.clock.after(timeout, `runner ${this.name} graceful stop timeout`, () => {
+      if (this.state !== 'busy') return;
+      this.ctx.log('runner', 'Graceful stop timed out; SIGINT to the worker', {
+        runner: this.name,
+      });
+      this.draining = false;
+      this.shutdownSignal();
+    });
+  }
+
+  /** The runner's own shutdown: a busy runner fails its job and exits shortly after. */
+  private shutdownSignal(): void {
     const busy = this.state === 'busy';
     this.service.runnerStopped(this.name, 'sigterm');
     if (!busy) return this.exit(143, 'Error');

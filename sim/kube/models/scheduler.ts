@@ -79,6 +79,10 @@ export class Scheduler {
       )
         return false;
       if (n.status?.conditions?.find((c) => c.type === 'Ready')?.status !== 'True') return false;
+      // NodeAffinity filter plugin: every nodeSelector label must match.
+      const labels = n.metadata.labels ?? {};
+      if (!Object.entries(pod.spec.nodeSelector ?? {}).every(([k, v]) => labels[k] === v))
+        return false;
       const hard = (n.spec.taints ?? []).filter(
         (t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute',
       );

@@ -92,11 +92,15 @@ describe('RBAC in the cluster twin, driven by @kubernetes/client-node', () => {
 
   afterEach(() => cluster.stop());
 
-  it('grants exactly what the shipped infra/kubernetes/rbac.yaml grants', async () => {
-    const loaded = cluster.applyManifestFile('infra/kubernetes/rbac.yaml');
-    expect(loaded.map((o) => o.kind)).toEqual(
-      expect.arrayContaining(['ClusterRole', 'ClusterRoleBinding']),
-    );
+  it('grants exactly what the shipped infra/kubernetes/rbac/ manifests grant', async () => {
+    cluster.applyManifestFile('infra/kubernetes/rbac/cluster.yaml');
+    const loaded = cluster.applyManifestFile('infra/kubernetes/rbac/runner-namespace.yaml', {
+      namespaces: [NS],
+    });
+    expect(loaded.map((o) => `${o.kind} ${o.metadata.namespace}`)).toEqual([
+      `Role ${NS}`,
+      `RoleBinding ${NS}`,
+    ]);
     const { core, custom } = clients('runner-medic');
     expect((await core.listNamespacedPod({ namespace: NS })).items).toHaveLength(2);
     expect((await core.listNode()).items).toHaveLength(1);
@@ -106,6 +110,8 @@ describe('RBAC in the cluster twin, driven by @kubernetes/client-node', () => {
       namespace: NS,
       plural: 'ephemeralrunners',
     });
+    await forbidden(core.listNamespacedPod({ namespace: OTHER }));
+    await forbidden(core.listPodForAllNamespaces());
 
     const create = await forbidden(
       core.createNamespacedPod({ namespace: NS, body: minimalPod('p3') as V1Pod }),
@@ -145,7 +151,14 @@ describe('RBAC in the cluster twin, driven by @kubernetes/client-node', () => {
     await core.deleteNamespacedPod({ namespace: NS, name: 'p2', gracePeriodSeconds: 0 });
     expect(cluster.pods(NS).map((p) => p.metadata.name)).toEqual(['p1']);
     const denied = cluster.audit.requests.filter((r) => r.by === 'runner-medic' && r.code === 403);
-    expect(denied.map((r) => r.verb)).toEqual(['create', 'delete', 'create', 'delete']);
+    expect(denied.map((r) => r.verb)).toEqual([
+      'list',
+      'list',
+      'create',
+      'delete',
+      'create',
+      'delete',
+    ]);
   });
 
   it('a Role grants in its namespace only; a ClusterRoleBinding at the cluster scope', async () => {
