@@ -3,7 +3,7 @@ import type { WallClock } from '../../sim/scenario/sandbox.js';
 import { describeRemediation, paced } from '../../sim/scenario/sandbox.js';
 
 /** A wall clock under the test's control: every simulated step costs `workMs` of real time. */
-function fakeWall(workMs: number, sim: SimClock) {
+function fakeWall(workMs: number) {
   let now = 0;
   let sleeps = 0;
   const wall: WallClock = {
@@ -25,7 +25,7 @@ function fakeWall(workMs: number, sim: SimClock) {
 describe('the sandbox pace is honest', () => {
   it('plays an hour at 60x in a minute, absorbing the time the simulation itself takes', async () => {
     const sim = new SimClock(0);
-    const fake = fakeWall(5, sim);
+    const fake = fakeWall(5);
     const original = sim.advanceTo.bind(sim);
     sim.advanceTo = async (at: number) => {
       fake.work();
@@ -42,7 +42,7 @@ describe('the sandbox pace is honest', () => {
 
   it('does not sleep when the simulation is slower than the pace, and still reaches the end', async () => {
     const sim = new SimClock(0);
-    const fake = fakeWall(50, sim);
+    const fake = fakeWall(50);
     const original = sim.advanceTo.bind(sim);
     sim.advanceTo = async (at: number) => {
       fake.work();
