@@ -2,8 +2,11 @@ import { SimClock } from '../../sim/clock.js';
 import type { WallClock } from '../../sim/scenario/sandbox.js';
 import { describeRemediation, paced } from '../../sim/scenario/sandbox.js';
 
-/** A wall clock under the test's control: every simulated step costs `workMs` of real time. */
-function fakeWall(workMs: number) {
+/**
+ * A simulated clock and a wall clock under the test's control, where every simulated step costs
+ * `workMs` of real time.
+ */
+function clocks(workMs: number) {
   let now = 0;
   let sleeps = 0;
   const wall: WallClock = {
@@ -14,46 +17,35 @@ function fakeWall(workMs: number) {
       return Promise.resolve();
     },
   };
-  return {
-    wall,
-    work: () => (now += workMs),
-    elapsed: () => now,
-    sleeps: () => sleeps,
+  const sim = new SimClock(0);
+  const advance = sim.advanceTo.bind(sim);
+  sim.advanceTo = async (at: number) => {
+    now += workMs;
+    await advance(at);
   };
+  return { sim, wall, elapsed: () => now, sleeps: () => sleeps };
 }
 
 describe('the sandbox pace is honest', () => {
   it('plays an hour at 60x in a minute, absorbing the time the simulation itself takes', async () => {
-    const sim = new SimClock(0);
-    const fake = fakeWall(5);
-    const original = sim.advanceTo.bind(sim);
-    sim.advanceTo = async (at: number) => {
-      fake.work();
-      await original(at);
-    };
+    const { sim, wall, elapsed, sleeps } = clocks(5);
 
-    await paced(sim, 3_600_000, 60, fake.wall);
+    await paced(sim, 3_600_000, 60, wall);
 
     expect(sim.now()).toBe(3_600_000);
     // 3600 steps of 5 ms work each would add 18 s if work were slept on top of the pace.
-    expect(fake.elapsed()).toBeGreaterThanOrEqual(60_000);
-    expect(fake.elapsed()).toBeLessThan(60_000 + 20);
+    expect(elapsed()).toBeGreaterThanOrEqual(60_000);
+    expect(elapsed()).toBeLessThan(60_000 + 20);
   });
 
   it('does not sleep when the simulation is slower than the pace, and still reaches the end', async () => {
-    const sim = new SimClock(0);
-    const fake = fakeWall(50);
-    const original = sim.advanceTo.bind(sim);
-    sim.advanceTo = async (at: number) => {
-      fake.work();
-      await original(at);
-    };
+    const { sim, wall, elapsed, sleeps } = clocks(50);
 
-    await paced(sim, 100_000, 1000, fake.wall);
+    await paced(sim, 100_000, 1000, wall);
 
     expect(sim.now()).toBe(100_000);
-    expect(fake.sleeps()).toBe(0);
-    expect(fake.elapsed()).toBe(100 * 50);
+    expect(sleeps()).toBe(0);
+    expect(elapsed()).toBe(100 * 50);
   });
 });
 
