@@ -28,7 +28,7 @@ function clocks(workMs: number) {
 
 describe('the sandbox pace is honest', () => {
   it('plays an hour at 60x in a minute, absorbing the time the simulation itself takes', async () => {
-    const { sim, wall, elapsed, sleeps } = clocks(5);
+    const { sim, wall, elapsed } = clocks(5);
 
     await paced(sim, 3_600_000, 60, wall);
 
