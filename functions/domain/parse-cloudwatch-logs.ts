@@ -4,12 +4,23 @@ import { describeIssues } from './kube-schemas.js';
 import { parseKubeEventObject, type KubeEventParseOptions } from './parse-kube-event.js';
 import { fail, ok, type Result } from './result.js';
 
+/** CloudWatch Logs caps a subscription batch at 10,000 events and an event at 256 KiB. */
+const MAX_LOG_EVENTS = 10_000;
+const MAX_MESSAGE_CHARS = 256 * 1024;
+
 /** The decoded (gunzipped, JSON-parsed) `awslogs.data` of a CloudWatch Logs subscription. */
 const logsDataSchema = z.object({
-  messageType: z.string(),
-  logGroup: z.string().nullish(),
-  logStream: z.string().nullish(),
-  logEvents: z.array(z.object({ id: z.string().nullish(), message: z.string() })),
+  messageType: z.string().max(64),
+  logGroup: z.string().max(512).nullish(),
+  logStream: z.string().max(512).nullish(),
+  // Each record is checked on its own below, so one bad record rejects only itself.
+  logEvents: z.array(z.unknown()).max(MAX_LOG_EVENTS),
+});
+
+const logEventSchema = z.object({
+  id: z.string().max(128).nullish(),
+  message: z.string().max(MAX_MESSAGE_CHARS),
+  timestamp: z.number().int().nonnegative().max(8.64e15).nullish(),
 });
 
 export interface CloudWatchKubeEvents {
@@ -56,15 +67,32 @@ export function parseCloudWatchKubeEvents(
     rejected: [],
   };
   if (r.data.messageType !== 'DATA_MESSAGE') return ok(out);
-  for (const le of r.data.logEvents) {
+  for (const record of r.data.logEvents) {
+    const parsed = logEventSchema.safeParse(record);
+    if (!parsed.success) {
+      out.rejected.push({
+        id: idOf(record),
+        reason: `bad log event: ${describeIssues(parsed.error)}`,
+      });
+      continue;
+    }
+    const le = parsed.data;
     const json = tryJson(le.message);
     if (json === undefined) {
       out.rejected.push({ id: le.id ?? null, reason: 'message is not JSON' });
       continue;
     }
-    const ev = parseKubeEventObject(unwrap(json), options);
+    const ev = parseKubeEventObject(unwrap(json), {
+      ...options,
+      recordedAt: options.recordedAt ?? le.timestamp ?? null,
+    });
     if (ev.ok) out.events.push(ev.value);
     else out.rejected.push({ id: le.id ?? null, reason: ev.reason });
   }
   return ok(out);
+}
+
+function idOf(record: unknown): string | null {
+  if (typeof record !== 'object' || record === null || !('id' in record)) return null;
+  return typeof record.id === 'string' ? record.id.slice(0, 128) : null;
 }

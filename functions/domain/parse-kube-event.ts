@@ -1,36 +1,57 @@
 import { z } from 'zod';
 import type { KubeEvent } from './cluster-facts.js';
-import { describeIssues, labels, ownerReferences, timestamp } from './kube-schemas.js';
+import {
+  LIMITS,
+  boundedText,
+  describeIssues,
+  kubeName,
+  kubeNamespace,
+  kubeUid,
+  labels,
+  ownerReferences,
+  timestamp,
+} from './kube-schemas.js';
 import { fail, ok, type Result } from './result.js';
 
 /** A core/v1 Event, optionally enriched by kubernetes-event-exporter (`clusterName`, lookups). */
 const kubeEventSchema = z.object({
-  clusterName: z.string().nullish(),
+  clusterName: z.string().max(LIMITS.cluster).nullish(),
   metadata: z
     .object({
-      name: z.string().nullish(),
-      namespace: z.string().nullish(),
-      uid: z.string().nullish(),
+      name: kubeName.nullish(),
+      namespace: kubeNamespace.nullish(),
+      uid: kubeUid.nullish(),
       annotations: labels,
       creationTimestamp: timestamp,
     })
     .nullish(),
-  reason: z.string().min(1),
-  message: z.string().nullish(),
-  type: z.string().nullish(),
-  source: z.object({ component: z.string().nullish(), host: z.string().nullish() }).nullish(),
-  reportingComponent: z.string().nullish(),
-  count: z.number().nullish(),
+  reason: z.string().min(1).max(LIMITS.reason),
+  message: boundedText(LIMITS.message).nullish(),
+  type: boundedText(LIMITS.reason).nullish(),
+  source: z
+    .object({
+      component: boundedText(LIMITS.component).nullish(),
+      host: boundedText(LIMITS.name).nullish(),
+    })
+    .nullish(),
+  reportingComponent: boundedText(LIMITS.component).nullish(),
+  reportingController: boundedText(LIMITS.component).nullish(),
+  count: z
+    .number()
+    .int()
+    .nonnegative()
+    .max(2 ** 31)
+    .nullish(),
   firstTimestamp: timestamp,
   lastTimestamp: timestamp,
   eventTime: timestamp,
   involvedObject: z.object({
-    kind: z.string().min(1),
-    namespace: z.string().nullish(),
-    name: z.string().min(1),
-    uid: z.string().nullish(),
-    apiVersion: z.string().nullish(),
-    fieldPath: z.string().nullish(),
+    kind: z.string().min(1).max(LIMITS.kind),
+    namespace: kubeNamespace.nullish(),
+    name: kubeName,
+    uid: kubeUid.nullish(),
+    apiVersion: boundedText(LIMITS.apiVersion).nullish(),
+    fieldPath: boundedText(LIMITS.name).nullish(),
     labels,
     annotations: labels,
     ownerReferences,
@@ -41,6 +62,11 @@ const kubeEventSchema = z.object({
 export interface KubeEventParseOptions {
   /** Used when the event carries no `clusterName` (e.g. Fluent Bit records). */
   defaultCluster?: string;
+  /**
+   * When the event was recorded on its way here (the bus envelope's `time`, the log record's
+   * timestamp): an event without its own times is dated by it, never by the epoch.
+   */
+  recordedAt?: number | null;
 }
 
 /** Parse one Kubernetes Event object (exporter detail, or the raw Event JSON). */
@@ -64,7 +90,7 @@ export function parseKubeEventObject(
     type: e.type ?? null,
     sourceComponent: e.source?.component ?? null,
     sourceHost: e.source?.host ?? null,
-    reportingComponent: e.reportingComponent ?? null,
+    reportingComponent: e.reportingComponent ?? e.reportingController ?? null,
     annotations: e.metadata?.annotations ?? {},
     involvedObject: {
       kind: o.kind,
@@ -79,13 +105,20 @@ export function parseKubeEventObject(
       deleted: o.deleted ?? false,
     },
     count: e.count ?? 1,
-    at: e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? e.metadata?.creationTimestamp ?? null,
+    at:
+      e.lastTimestamp ??
+      e.eventTime ??
+      e.firstTimestamp ??
+      e.metadata?.creationTimestamp ??
+      options.recordedAt ??
+      null,
   });
 }
 
 const envelopeSchema = z.object({
-  source: z.string(),
-  'detail-type': z.string(),
+  source: z.string().max(256),
+  'detail-type': z.string().max(128),
+  time: timestamp,
   detail: z.unknown(),
 });
 
@@ -98,5 +131,9 @@ export function parseExportedKubeEvent(
   options: KubeEventParseOptions = {},
 ): Result<KubeEvent> {
   const env = envelopeSchema.safeParse(raw);
-  return parseKubeEventObject(env.success ? env.data.detail : raw, options);
+  if (!env.success) return parseKubeEventObject(raw, options);
+  return parseKubeEventObject(env.data.detail, {
+    ...options,
+    recordedAt: options.recordedAt ?? env.data.time,
+  });
 }

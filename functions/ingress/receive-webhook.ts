@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { MAX_DELIVERY_ID_LENGTH } from '../domain/github-objects.js';
 import type { GithubObservation } from '../domain/observation.js';
 import type { Clock } from '../ports/clock.js';
 import type { ClaimOutcome, DeliveryLedger } from '../ports/delivery-ledger.js';
@@ -37,11 +38,6 @@ export interface ReceiveWebhookDeps {
 /** Six times github-webhook's 10 s timeout. */
 export const DEFAULT_CLAIM_LEASE_SECONDS = 60;
 
-/**
- * GitHub's delivery ids are UUIDs (36 characters). Anything much longer is refused before it
- * reaches the store, whose keys are limited to 2,048 bytes.
- */
-export const MAX_DELIVERY_ID_LENGTH = 128;
 const DELIVERY_ID_PATTERN = /^[A-Za-z0-9._:-]+$/;
 const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
 

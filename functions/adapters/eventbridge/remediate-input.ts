@@ -1,5 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { z } from 'zod';
+import { MAX_DELIVERY_ID_LENGTH, githubId } from '../../domain/github-objects.js';
 import { DETAIL_TYPES } from '../../domain/observation.js';
 import type { GithubObservation } from '../../domain/observation.js';
 import { parseClusterInput } from '../../domain/parse-cluster-input.js';
@@ -12,49 +13,62 @@ export type RemediateInput = { ok: true; trigger: Trigger } | { ok: false; reaso
 
 const OBSERVATION_DETAIL_TYPES = new Set(Object.values(DETAIL_TYPES));
 
+/**
+ * Bounds every field: GitHub's own limits (a login is at most 39 characters, a repository name
+ * 100, ids stay below 2^53, a run has far fewer than 1,000 attempts) with headroom. Anything
+ * outside is rejected with a reason here, never thrown later by the store or a key builder.
+ */
+const id = githubId;
+const text = (max: number) => z.string().max(max);
+const MAX_TEXT = 1024;
+const MAX_URL = 2048;
+const MAX_ATTEMPT = 1000;
+const MAX_SQS_RECORDS = 10;
+const MAX_SQS_BODY = 256 * 1024;
 const repository = z.object({
-  id: z.number(),
-  fullName: z.string().min(3),
-  owner: z.string().min(1),
-  name: z.string().min(1),
+  id,
+  fullName: z.string().min(3).max(140),
+  owner: z.string().min(1).max(39),
+  name: z.string().min(1).max(100),
 });
 const base = {
-  deliveryId: z.string().min(1),
-  installationId: z.number().nullable(),
+  deliveryId: z.string().min(1).max(MAX_DELIVERY_ID_LENGTH),
+  installationId: id.nullable(),
   repository,
-  receivedAt: z.string(),
+  receivedAt: text(64),
 };
-const nullableString = z.string().nullable();
+const nullableString = text(MAX_TEXT).nullable();
+const attempt = z.number().int().positive().max(MAX_ATTEMPT);
 const jobFacts = z.object({
-  jobId: z.number(),
-  runId: z.number(),
-  runAttempt: z.number().int().positive(),
-  name: z.string(),
+  jobId: id,
+  runId: id,
+  runAttempt: attempt,
+  name: text(MAX_TEXT),
   workflowName: nullableString,
   headBranch: nullableString,
-  labels: z.array(z.string()),
-  status: z.string(),
-  conclusion: nullableString,
-  runnerId: z.number().nullable(),
+  labels: z.array(text(256)).max(100),
+  status: text(64),
+  conclusion: text(64).nullable(),
+  runnerId: id.nullable(),
   runnerName: nullableString,
-  runnerGroupId: z.number().nullable(),
+  runnerGroupId: id.nullable(),
   runnerGroupName: nullableString,
-  htmlUrl: z.string(),
-  createdAt: nullableString,
-  startedAt: nullableString,
-  completedAt: nullableString,
+  htmlUrl: text(MAX_URL),
+  createdAt: text(64).nullable(),
+  startedAt: text(64).nullable(),
+  completedAt: text(64).nullable(),
 });
 const runFacts = z.object({
-  runId: z.number(),
-  runAttempt: z.number().int().positive(),
+  runId: id,
+  runAttempt: attempt,
   name: nullableString,
-  status: z.string(),
-  conclusion: nullableString,
-  event: nullableString,
-  htmlUrl: z.string(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  runStartedAt: nullableString,
+  status: text(64),
+  conclusion: text(64).nullable(),
+  event: text(64).nullable(),
+  htmlUrl: text(MAX_URL),
+  createdAt: text(64),
+  updatedAt: text(64),
+  runStartedAt: text(64).nullable(),
 });
 const observationSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('job.queued'), ...base, job: jobFacts }),
@@ -65,8 +79,8 @@ const observationSchema = z.discriminatedUnion('kind', [
 ]);
 
 const envelopeSchema = z.object({
-  source: z.string(),
-  'detail-type': z.string(),
+  source: z.string().max(256),
+  'detail-type': z.string().max(128),
   detail: z.unknown(),
 });
 
@@ -94,7 +108,7 @@ export function parseRemediateInput(
     if (!parsed.success) {
       return {
         ok: false,
-        reason: `bad observation: ${parsed.error.issues.map((i) => i.path.join('.')).join(', ')}`,
+        reason: `bad observation: ${parsed.error.issues.map((i) => `${i.path.join('.')} (${i.message})`).join(', ')}`,
       };
     }
     return {
@@ -110,9 +124,15 @@ export function parseRemediateInput(
 
 /** Delayed SQS messages (SqsWakeScheduler): each is a wake-up; anything else is refused. */
 function fromWakeQueue(records: unknown[]): RemediateInput {
+  if (records.length > MAX_SQS_RECORDS) {
+    return { ok: false, reason: `more than ${MAX_SQS_RECORDS} SQS records` };
+  }
   for (const record of records) {
     if (!isObject(record) || record.eventSource !== 'aws:sqs' || typeof record.body !== 'string') {
       return { ok: false, reason: 'not an SQS record' };
+    }
+    if (record.body.length > MAX_SQS_BODY) {
+      return { ok: false, reason: `SQS message body over ${MAX_SQS_BODY} characters` };
     }
     let body: unknown;
     try {
