@@ -17,12 +17,76 @@ export type EventClassification =
 const component = (ev: KubeEvent): string =>
   (ev.sourceComponent ?? ev.reportingComponent ?? '').toLowerCase();
 
+const KUBELET = ['kubelet'];
+const KARPENTER = ['karpenter'];
+/** The scheduler reports under its profile's name; `default-scheduler` unless renamed. */
+const SCHEDULER = ['default-scheduler'];
+/**
+ * The NoExecute taint manager: `taint-eviction-controller` since Kubernetes 1.29
+ * (pkg/controller/tainteviction), `taint-controller` before, inside the node lifecycle controller.
+ */
+const TAINT_MANAGER = ['taint-eviction-controller', 'taint-controller'];
+/** NodeNotReady comes from the node lifecycle controller, and from the node's own kubelet. */
+const NODE_CONTROLLER = ['node-controller', 'cloud-node-lifecycle-controller'];
+const NTH = ['aws-node-termination-handler', 'node-termination-handler'];
+
+/**
+ * Which component emits each reason runner-medic acts on. An event naming another emitter is
+ * a rumour (anyone who can create an Event can write any reason) and is ignored; the live
+ * objects still get their say when the engine reads them.
+ */
+const POD_EMITTERS: Record<string, readonly string[]> = {
+  Evicted: [...KUBELET, ...KARPENTER],
+  Disrupted: KARPENTER,
+  Preempted: SCHEDULER,
+  Preempting: KUBELET,
+  TaintManagerEviction: TAINT_MANAGER,
+  OutOfmemory: KUBELET,
+  OutOfcpu: KUBELET,
+  OutOfpods: KUBELET,
+  NodeAffinity: KUBELET,
+  UnexpectedAdmissionError: KUBELET,
+  NodeShutdown: KUBELET,
+  SpotInterrupted: KARPENTER,
+};
+
+const NODE_EMITTERS: Record<string, readonly string[]> = {
+  DisruptionTerminating: KARPENTER,
+  SpotInterrupted: KARPENTER,
+  TerminatingOnInterruption: KARPENTER,
+  InstanceTerminating: KARPENTER,
+  InstanceStopping: KARPENTER,
+  NodeNotReady: [...NODE_CONTROLLER, ...KUBELET],
+  RemovingNode: NODE_CONTROLLER,
+  DeletingNode: NODE_CONTROLLER,
+};
+
+/**
+ * Why the event's emitter may not send this reason, or null when it may. Both the legacy
+ * `source.component` and `reportingComponent`/`reportingController` must name an allowed
+ * emitter when present, and at least one must be present.
+ */
+export function emitterProblem(
+  ev: KubeEvent,
+  allowed: readonly string[] | undefined,
+): string | null {
+  if (!allowed) return null;
+  const named = [ev.sourceComponent, ev.reportingComponent]
+    .filter((c): c is string => c !== null && c !== '')
+    .map((c) => c.toLowerCase());
+  if (named.length === 0) return `${ev.reason} names no emitting component`;
+  const stranger = named.find((c) => !allowed.includes(c));
+  return stranger === undefined
+    ? null
+    : `${ev.reason} from ${stranger} is not trusted; only ${allowed.join(', ')} emit it`;
+}
+
 function podCause(ev: KubeEvent): LossCause | null {
   const from = component(ev);
   const msg = ev.message;
   switch (ev.reason) {
     case 'Evicted': {
-      if (from.includes('karpenter') || msg.startsWith('Evicted pod:'))
+      if (from === 'karpenter')
         return {
           kind: 'api-eviction',
           by: 'karpenter',
@@ -89,9 +153,11 @@ const NTH_WARNINGS: Record<string, NodeWarningKind> = {
 };
 
 function nodeEvent(ev: KubeEvent): EventClassification {
-  const fromNth = component(ev).includes('node-termination-handler');
+  const fromNth = NTH.includes(component(ev));
   const kind = fromNth ? NTH_WARNINGS[ev.reason] : NODE_WARNINGS[ev.reason];
   if (!kind) return { kind: 'ignored', reason: `node event ${ev.reason} is not a disruption` };
+  const problem = emitterProblem(ev, fromNth ? NTH : NODE_EMITTERS[ev.reason]);
+  if (problem) return { kind: 'ignored', reason: problem };
   // Karpenter's text after "Disrupting Node: " changed across versions: match the prefix only.
   if (ev.reason === 'DisruptionTerminating' && !ev.message.startsWith('Disrupting Node'))
     return { kind: 'ignored', reason: 'DisruptionTerminating without the Node prefix' };
@@ -117,6 +183,8 @@ export function classifyEvent(ev: KubeEvent): EventClassification {
   if (obj.kind === 'Node') return nodeEvent(ev);
   if (obj.kind !== 'Pod') return { kind: 'ignored', reason: `involvedObject kind ${obj.kind}` };
   const namespace = obj.namespace ?? ev.namespace ?? '';
+  const problem = emitterProblem(ev, POD_EMITTERS[ev.reason]);
+  if (problem) return { kind: 'ignored', reason: problem };
   const signal = {
     source: 'pod-event' as const,
     detail: `${ev.reason} (${component(ev) || '?'}): ${ev.message}`,

@@ -3,6 +3,7 @@ import type { RunnerView } from '../correlate.js';
 import { idempotencyKey } from '../idempotency-key.js';
 import { describeCause } from '../loss.js';
 import type { RuleName } from '../policy.js';
+import { graceStart } from './grace.js';
 import { REGISTRATION_RETRY, retryState } from './retry.js';
 import {
   effectiveFor,
@@ -119,10 +120,12 @@ export function freeSlot(
 ): boolean {
   const loss = v.loss;
   if (!v.arcOwned || !loss) return false;
+  const since = graceStart(v);
+  if (since === null) return false;
   const er = v.er;
   if (!er) {
     const listed = ctx.facts.listings.some(
-      (l) => l.cluster === v.cluster && l.namespace === v.namespace && l.at >= (v.lostAt ?? 0),
+      (l) => l.cluster === v.cluster && l.namespace === v.namespace && l.at >= since,
     );
     if (!listed)
       need(ctx, {
@@ -141,7 +144,7 @@ export function freeSlot(
   if (er.phase === 'Succeeded') return false;
   const rules = effectiveFor(ctx, runnerScope(v)).rules.freePoisonedSlot;
   const grace = v.arcWontRecover ? rules.legacyArcGraceSeconds : rules.graceSeconds;
-  const due = (v.lostAt ?? 0) + grace * 1000;
+  const due = since + grace * 1000;
   if (!skipGrace && ctx.now < due) {
     wake(ctx, due);
     return true;

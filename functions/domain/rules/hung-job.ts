@@ -1,6 +1,7 @@
 import { runnerOfJob } from '../correlate.js';
 import { idempotencyKey } from '../idempotency-key.js';
 import { describeCause } from '../loss.js';
+import { graceStart } from './grace.js';
 import { effectiveFor, propose, runnerScope, wake, type RuleContext } from './context.js';
 
 /**
@@ -17,7 +18,9 @@ export function hungJob(ctx: RuleContext): void {
     const scope = runnerScope(v, repo, j.job.htmlUrl);
     const rules = effectiveFor(ctx, scope).rules.hungJob;
     if (!rules.enabled) continue;
-    const due = (v.lostAt ?? 0) + rules.graceSeconds * 1000;
+    const since = graceStart(v);
+    if (since === null) continue;
+    const due = since + rules.graceSeconds * 1000;
     if (ctx.now < due) {
       wake(ctx, due);
       continue;
@@ -40,7 +43,7 @@ export function hungJob(ctx: RuleContext): void {
         ...base,
         key: cancelKey,
         target: { kind: 'cancel-run', ...runRef },
-        reason: `job ${jobId} still in progress ${Math.round((ctx.now - (v.lostAt ?? 0)) / 1000)} s after its runner ${v.name} was lost (${describeCause(v.loss.cause)}): cancel run ${runId}`,
+        reason: `job ${jobId} still in progress ${Math.round((ctx.now - since) / 1000)} s after its runner ${v.name} was lost (${describeCause(v.loss.cause)}): cancel run ${runId}`,
       });
       continue;
     }
