@@ -11,6 +11,10 @@ import {
   type StoredFacts,
 } from '../ports/facts-store.js';
 import type { Subject } from './subjects.js';
+import { runnerSetPrefix } from '../domain/runner-of-job.js';
+
+/** Must match the sweep's key for an EphemeralRunnerSet's location. */
+const RUNNER_SET_KEY = 'runner-set:';
 
 /** One slice of the world: the facts of some subjects, read from the store and the clusters. */
 export interface Slice {
@@ -136,8 +140,13 @@ export async function gatherSlice(
     itemsRead += n;
     for (const name of unlocated) {
       const job = stored.jobs.find((j) => j.job.runnerName === name);
+      const prefix = runnerSetPrefix(name);
+      const exact = prefix ? sets[`${RUNNER_SET_KEY}${prefix}`] : undefined;
       for (const label of job?.job.labels ?? []) {
-        for (const where of sets[label.toLowerCase()] ?? []) {
+        const scaleSet = sets[label.toLowerCase()];
+        if (!scaleSet) continue;
+        // Where its EphemeralRunnerSet lives, when known; else every home of its scale set.
+        for (const where of exact ?? scaleSet) {
           const [cluster, namespace] = where.split('/');
           if (!cluster || !namespace || !configured.has(cluster)) continue;
           runners.set(refKey({ cluster, namespace, name }), { cluster, namespace, name });

@@ -13,6 +13,9 @@ import type { EngineDeps } from './run-engine.js';
 import { STALE_CLAIM_MS } from './run-engine.js';
 import type { Subject } from './subjects.js';
 
+/** Scale-set registry keys for an EphemeralRunnerSet's name (its runners' name prefix). */
+export const RUNNER_SET_KEY = 'runner-set:';
+
 /** The webhook's claim lease (its DELIVERY_CLAIM_LEASE_SECONDS default). */
 const DELIVERY_LEASE_SECONDS = 60;
 
@@ -134,9 +137,13 @@ async function sweepCluster(
   let done = 0;
   const sets: Record<string, string[]> = {};
   const noteSets = (namespace: string, listing: RunnerListing) => {
+    const here = `${cluster}/${namespace}`;
     for (const o of [...listing.ephemeralRunners, ...listing.pods]) {
       const set = scaleSetOf(o.metadata)?.toLowerCase();
-      if (set) sets[set] = [...new Set([...(sets[set] ?? []), `${cluster}/${namespace}`])];
+      if (set) sets[set] = [...new Set([...(sets[set] ?? []), here])];
+      // The EphemeralRunnerSet's name prefixes its runners' names: one location, exactly.
+      const prefix = runnerSetPrefix(o.metadata.name);
+      if (prefix) sets[`${RUNNER_SET_KEY}${prefix}`] = [here];
     }
   };
   for (let i = start; i < names.length; i++) {

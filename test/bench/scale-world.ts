@@ -321,6 +321,28 @@ export class ScaleWorld {
     return record;
   }
 
+  /** What the sweep records about where the scale set and its runner sets live. */
+  scaleSetRegistry(cluster: number): Record<string, string[]> {
+    const out: Record<string, string[]> = {
+      [SET]: this.namespacesOf(cluster).map((ns) => `${this.clusterName(cluster)}/${ns}`),
+    };
+    for (let ns = 0; ns < this.size.namespaces; ns++)
+      if (ns % this.size.clusters === cluster)
+        out[`runner-set:${SET}-n${ns}`] = [`${this.clusterName(cluster)}/${namespaceName(ns)}`];
+    return out;
+  }
+
+  /** What the sweep records about the node a runner is on (from the Node's providerID). */
+  async recordNodeOfRunner(r: number): Promise<void> {
+    const at = this.layout[r] as { cluster: number; node: number };
+    await this.store.recordInstance(
+      instanceOf(at.node),
+      this.clusterName(at.cluster),
+      nodeName(at.node),
+      this.clock.now(),
+    );
+  }
+
   instanceOfRunner(r: number): string {
     return instanceOf((this.layout[r] as { node: number }).node);
   }

@@ -20,9 +20,11 @@ beforeAll(async () => {
   for (let c = 0; c < 2; c++)
     await world.store.recordScaleSets(
       world.clusterName(c),
-      { 'arc-linux': world.namespacesOf(c).map((ns) => `${world.clusterName(c)}/${ns}`) },
+      world.scaleSetRegistry(c),
       world.clock.now(),
     );
+  // The node of runner 2024 as the sweep records it from the Node's providerID.
+  await world.recordNodeOfRunner(2024);
 }, 900_000);
 afterAll(() => world.stop());
 
