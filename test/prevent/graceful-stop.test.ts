@@ -5,8 +5,8 @@
  * order, and generous bounds on when. The timeouts are short so the suite stays quick; the bounds
  * are wide because the machine running it may be busy.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { writeStandIns, type RecordLine, type StandIns } from './runner-stand-ins.js';
 
@@ -118,6 +118,10 @@ const is =
   (line: RecordLine): boolean =>
     line.name === name && (line.event === event || line.event.startsWith(`${event} `));
 
+function touch(name: string): void {
+  writeFileSync(join(standIns.dir, name), '');
+}
+
 function eventsOf(name: RecordLine['name']): string[] {
   return standIns
     .records()
@@ -165,12 +169,14 @@ describe('graceful-stop.sh', () => {
   });
 
   it('a job that finishes inside the timeout completes untouched; then the listener is stopped', async () => {
-    const w = start({ RUNNER_GRACEFUL_STOP_TIMEOUT: '60', STANDIN_JOBS: '0:2500' });
+    const w = start({ RUNNER_GRACEFUL_STOP_TIMEOUT: '60', STANDIN_JOBS: '0:file=job-done' });
     await recorded(is('Runner.Worker', 'start'));
 
     w.terminate();
     await logged(w, /a job is running/);
     w.child.kill('SIGTERM'); // a second SIGTERM changes nothing
+    await logged(w, /already stopping/);
+    touch('job-done');
     const exit = await w.exited;
 
     expect(exit.code).toBe(0);
@@ -178,7 +184,6 @@ describe('graceful-stop.sh', () => {
     expect(find('Runner.Worker', 'exit').event).toBe('exit 0');
     expect(eventsOf('Runner.Listener')).toEqual(['start', 'INT', 'exit']);
     expect(find('Runner.Listener', 'INT').at).toBeGreaterThan(find('Runner.Worker', 'exit').at);
-    expect(w.log()).toContain('already stopping');
     expect(w.log()).not.toContain('RUNNER_GRACEFUL_STOP_TIMEOUT');
   });
 
@@ -220,23 +225,42 @@ describe('graceful-stop.sh', () => {
   });
 
   it('a worker that starts during the wait is waited for too', async () => {
-    const w = start({ RUNNER_GRACEFUL_STOP_TIMEOUT: '60', STANDIN_JOBS: '0:2000,500:4000' });
-    await recorded(is('Runner.Worker', 'start'));
-
+    // Job 1 runs until release-1 exists; job 2 starts once start-2 exists and runs until release-2.
+    const w = start({
+      RUNNER_GRACEFUL_STOP_TIMEOUT: '60',
+      STANDIN_JOBS: '0:file=release-1,file=start-2:file=release-2',
+    });
+    const first = await recorded(is('Runner.Worker', 'start'));
     w.terminate();
+    await logged(w, /a job is running/);
+
+    touch('start-2');
+    const second = await recorded((r) => is('Runner.Worker', 'start')(r) && r.pid !== first.pid);
+    await logged(
+      w,
+      new RegExp(`Runner\\.Worker ${second.pid} started during the wait: waiting for it too`),
+    );
+    touch('release-1');
+    const firstExit = await recorded((r) => r.pid === first.pid && r.event === 'exit 0');
+    // Longer than the 1 s the script watches for another job once none is left.
+    await new Promise((r) => setTimeout(r, Math.max(0, firstExit.at + 2_000 - Date.now())));
+    const listenerBeforeRelease = eventsOf('Runner.Listener');
+    touch('release-2');
     const exit = await w.exited;
 
+    expect(listenerBeforeRelease).toEqual(['start']);
     expect(exit.code).toBe(0);
     const workers = standIns.records().filter((r) => r.name === 'Runner.Worker');
-    expect(workers.filter((r) => r.event === 'start 2000')).toHaveLength(1);
-    expect(workers.filter((r) => r.event === 'start 4000')).toHaveLength(1);
-    expect(workers.filter((r) => r.event === 'exit 0')).toHaveLength(2);
+    expect(
+      workers
+        .filter((r) => r.event === 'exit 0')
+        .map((r) => r.pid)
+        .sort(),
+    ).toEqual([first.pid, second.pid].sort());
     expect(workers.filter((r) => r.event === 'INT')).toEqual([]);
-    const lastWorkerExit = Math.max(
-      ...workers.filter((r) => r.event === 'exit 0').map((r) => r.at),
+    expect(find('Runner.Listener', 'INT').at).toBeGreaterThan(
+      (workers.find((r) => r.pid === second.pid && r.event === 'exit 0') as RecordLine).at,
     );
-    expect(find('Runner.Listener', 'INT').at).toBeGreaterThan(lastWorkerExit);
-    expect(w.log()).toMatch(/Runner\.Worker \d+ started during the wait: waiting for it too/);
   });
 
   it('listener only (the start command is the listener itself): SIGINT to it, its status', async () => {
@@ -269,13 +293,13 @@ describe('graceful-stop.sh', () => {
   });
 
   it('SIGTERM before the listener has started: the runner is stopped and no listener ever starts', async () => {
-    const w = start({ RUNNER_GRACEFUL_STOP_TIMEOUT: '60', STANDIN_LISTENER_DELAY: '4' });
+    const w = start({ RUNNER_GRACEFUL_STOP_TIMEOUT: '60', STANDIN_LISTENER_DELAY: '5' });
     const helper = await recorded(is('run-helper.sh', 'start'));
 
     w.terminate();
     const exit = await w.exited;
     // Past the moment the listener would have started.
-    await new Promise((r) => setTimeout(r, Math.max(0, helper.at + 4_500 - Date.now())));
+    await new Promise((r) => setTimeout(r, Math.max(0, helper.at + 5_500 - Date.now())));
 
     expect(exit.code).not.toBe(0);
     expect(exit.code).toBe(Number(find('run.sh', 'exit').event.split(' ')[1]));
@@ -300,6 +324,22 @@ describe('graceful-stop.sh', () => {
 
     expect(exit.code).toBe(127);
     expect(w.log()).toContain('is not an executable file');
+  });
+
+  it('refuses to start the runner without pgrep, which it needs to find running jobs', async () => {
+    const bin = join(standIns.dir, 'bin-without-pgrep');
+    mkdirSync(bin);
+    for (const tool of ['date', 'sleep', 'env', 'rm']) {
+      const found = spawnSync('/bin/sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' });
+      symlinkSync(found.stdout.trim(), join(bin, tool));
+    }
+    const w = start({ PATH: bin });
+
+    const exit = await w.exited;
+
+    expect(exit.code).toBe(127);
+    expect(w.log()).toContain('pgrep (procps) is not installed');
+    expect(standIns.records()).toEqual([]);
   });
 
   it('keeps RUNNER_ALIVE_FILE while the runner runs and removes it on exit', async () => {

@@ -11,7 +11,7 @@
  *   Runner.Listener   starts a Runner.Worker per planned job, in its own process group (as .NET's
  *                     Process.Start does) or a new one; on SIGINT it starts no more jobs and exits
  *                     once its workers have.
- *   Runner.Worker     runs for a given time; on SIGINT it cancels (exit 130).
+ *   Runner.Worker     runs for a given time, or until a file appears; on SIGINT it cancels (exit 130).
  * The file names are exactly the image's process names, so pgrep finds them as it would there.
  * Each stand-in appends `<epoch µs> <name> <pid> <event>` to STANDIN_RECORD for every start,
  * signal and exit.
@@ -73,17 +73,21 @@ trap 'record TERM; exit 143' TERM
 record start
 elapsed_ms() { local us="\${EPOCHREALTIME//[!0-9]/}"; echo $(((10#$us - 10#$t0) / 1000)); }
 t0="\${EPOCHREALTIME//[!0-9]/}"
-# STANDIN_JOBS: comma-separated <start ms>:<duration ms>, counted from the listener's start.
+# STANDIN_JOBS: comma-separated <start>:<length>. A start is milliseconds from the listener's start,
+# or file=<name>: once that file exists in this folder. A length is milliseconds, or file=<name>:
+# until that file exists.
 IFS=',' read -r -a jobs <<<"\${STANDIN_JOBS:-}"
+due() {
+  if [[ "$1" == file=* ]]; then [[ -e "$dir/\${1#file=}" ]]; else (($(elapsed_ms) >= $1)); fi
+}
 declare -A started=()
 workers=()
 while :; do
-  now=$(elapsed_ms)
   pending=0
   for i in "\${!jobs[@]}"; do
     job="\${jobs[$i]}"
     [[ -n "$job" && -z "\${started[$i]:-}" ]] || continue
-    if ((stopping == 0 && now >= \${job%%:*})); then
+    if ((stopping == 0)) && due "\${job%%:*}"; then
       [[ -z "\${STANDIN_WORKER_OWN_GROUP:-}" ]] || set -m
       # bash ignores SIGINT in background children; the runner's .NET Process.Start does not.
       env --default-signal=INT "$dir/Runner.Worker" "\${job#*:}" &
@@ -121,9 +125,14 @@ on_int() {
 trap on_int INT
 trap 'record TERM; exit 143' TERM
 record start "$1"
-sleep "$(($1 / 1000)).$(printf '%03d' $(($1 % 1000)))" &
-sleeper=$!
-wait "$sleeper"
+if [[ "$1" == file=* ]]; then
+  release="$(dirname "$0")/\${1#file=}"
+  until [[ -e "$release" ]]; do sleep 0.05; done
+else
+  sleep "$(($1 / 1000)).$(printf '%03d' $(($1 % 1000)))" &
+  sleeper=$!
+  wait "$sleeper"
+fi
 record 'exit 0'
 exit 0
 `;

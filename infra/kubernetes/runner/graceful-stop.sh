@@ -322,6 +322,10 @@ if [[ ! "$timeout" =~ ^[0-9]{1,7}$ ]]; then
   exit 64
 fi
 timeout=$((10#$timeout))
+if ! command -v pgrep >/dev/null 2>&1; then
+  log "pgrep (procps) is not installed, so running jobs could not be found; not starting the runner"
+  exit 127
+fi
 if [[ ! -x "$RUNNER_ENTRYPOINT" ]]; then
   log "RUNNER_ENTRYPOINT '$RUNNER_ENTRYPOINT' is not an executable file; not starting the runner"
   exit 127
