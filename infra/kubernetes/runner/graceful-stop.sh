@@ -29,7 +29,7 @@
 #                                 this script exits, for a dind container's preStop hook to wait on
 #                                 (clusters without native sidecars)
 #
-# Only bash, procps (pgrep) and coreutils (date, sleep): all in the runner image. Processes are
+# Only bash, procps (pgrep) and coreutils (date, sleep, env, rm): all in the runner image. Processes are
 # found by exact name among this script's own descendants, read from /proc, so nothing outside the
 # runner's process tree is ever signalled. Process ids are kept in arrays and a tool is never called
 # with an empty argument (the seed thread's `ps -p` with an empty pid and its unquoted
@@ -189,6 +189,16 @@ wait_for_entrypoint() {
   return 0
 }
 
+# Exits with the start command's status, once it has exited.
+exit_with_runner_status() {
+  if [[ -z "$runner_status" ]]; then
+    wait "$runner_pid"
+    runner_status=$?
+  fi
+  log "$RUNNER_ENTRYPOINT exited with status $runner_status; exiting with it"
+  exit "$runner_status"
+}
+
 # Exits with the start command's status, giving it a moment to exit and a SIGTERM if it lingers.
 finish() {
   if ! wait_for_entrypoint "$ENTRYPOINT_EXIT_MS"; then
@@ -199,10 +209,7 @@ finish() {
       exit 143
     fi
   fi
-  wait "$runner_pid"
-  runner_status=$?
-  log "$RUNNER_ENTRYPOINT exited with status $runner_status; exiting with it"
-  exit "$runner_status"
+  exit_with_runner_status
 }
 
 stop_without_listener() {
@@ -214,10 +221,7 @@ stop_without_listener() {
       exit 143
     fi
   fi
-  wait "$runner_pid"
-  runner_status=$?
-  log "$RUNNER_ENTRYPOINT exited with status $runner_status; exiting with it"
-  exit "$runner_status"
+  exit_with_runner_status
 }
 
 # Waits for running jobs until $1 (ms), $2 seconds after the stop signal; any worker seen during
@@ -352,7 +356,9 @@ set -m
 runner_pid=$!
 set +m
 
+# `wait` returns here only when the runner has exited by itself: the stop handler always exits.
 wait "$runner_pid"
 runner_status=$?
+stopping=1
 log "$RUNNER_ENTRYPOINT exited with status $runner_status"
 exit "$runner_status"
