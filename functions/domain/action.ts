@@ -12,8 +12,12 @@ export const RULES = {
 
 export type RuleId = (typeof RULES)[keyof typeof RULES];
 
+/**
+ * `unknown`: the API call got no clear answer (a timeout, a 5xx) and reading the object could
+ * not tell whether it took effect; the next try re-reads before it acts.
+ */
 export type ActionOutcome =
-  'claimed' | 'succeeded' | 'retry-later' | 'gave-up' | 'failed' | 'dry-run';
+  'claimed' | 'succeeded' | 'retry-later' | 'gave-up' | 'failed' | 'dry-run' | 'unknown';
 
 export interface KubeObjectRef {
   cluster: string;

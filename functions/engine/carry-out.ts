@@ -1,4 +1,4 @@
-import type { Action, ActionOutcome } from '../domain/action.js';
+import type { Action, ActionOutcome, RunRef } from '../domain/action.js';
 import { ClusterUnavailableError } from '../ports/cluster-gateway.js';
 import type { ClusterGateways, ClusterMutation } from '../ports/cluster-gateway.js';
 import { GithubUnavailableError } from '../ports/github-gateway.js';
@@ -36,13 +36,13 @@ export async function carryOut(
         return fromCluster(await gw.removeFinalizers(t.namespace, t.name, t.uid, t.finalizers));
       }
       case 'rerun-failed-jobs':
-        return fromGithub(await github.rerunFailedJobs(t, t.runId));
+        return fromGithub(await github.rerunFailedJobs(t, attemptOf(t)));
       case 'rerun-job':
-        return fromGithub(await github.rerunJob(t, t.jobId));
+        return fromGithub(await github.rerunJob(t, t.jobId, attemptOf(t)));
       case 'cancel-run':
-        return fromGithub(await github.cancelRun(t, t.runId));
+        return fromGithub(await github.cancelRun(t, attemptOf(t)));
       case 'force-cancel-run':
-        return fromGithub(await github.forceCancelRun(t, t.runId));
+        return fromGithub(await github.forceCancelRun(t, attemptOf(t)));
       case 'delete-runner-registration':
         return fromGithub(await github.deleteRunner(t.owner, t.installationId, t.runnerId));
       default:
@@ -65,10 +65,17 @@ function fromCluster(result: ClusterMutation): CarriedOut {
     : { outcome: 'succeeded', detail: 'already gone, or replaced by a fresh object (left alone)' };
 }
 
+/** The attempt the action was decided for: GitHub is asked only while the run is still on it. */
+const attemptOf = (t: RunRef) => ({ runId: t.runId, runAttempt: t.runAttempt });
+
 function fromGithub(result: GithubMutation): CarriedOut {
   switch (result.result) {
     case 'done':
       return { outcome: 'succeeded', detail: 'done' };
+    case 'unknown':
+      return { outcome: 'unknown', detail: result.message };
+    case 'moved-on':
+      return { outcome: 'gave-up', detail: `moved-on: ${result.message}` };
     case 'already-running':
     case 'busy':
       return { outcome: 'retry-later', detail: result.message };

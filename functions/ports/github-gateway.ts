@@ -12,16 +12,29 @@ export class GithubUnavailableError extends Error {
 
 /**
  * How GitHub answered a mutating call:
- * - `done`: 201/202/204;
+ * - `done`: 201/202/204 (or, after an ambiguous answer, the run shows the effect);
  * - `already-running`: 403 "This workflow is already running" (retry when the run completes);
  * - `refused`: another 403 ("over a month ago", "cannot be retried"): final;
  * - `conflict`: 409 (cancel of a completed run);
  * - `busy`: 422 runner "still running a job" (retry later);
- * - `not-found`: 404.
+ * - `not-found`: 404;
+ * - `moved-on`: the run is no longer on the attempt the action was decided for: nothing was sent;
+ * - `unknown`: the call timed out or got a 5xx, and reading the run could not tell whether it
+ *   took effect. Never repeated blindly: the next try reads the run's attempt first.
  */
 export type GithubMutation =
   | { result: 'done' }
-  | { result: 'already-running' | 'refused' | 'conflict' | 'busy' | 'not-found'; message: string };
+  | {
+      result:
+        'already-running' | 'refused' | 'conflict' | 'busy' | 'not-found' | 'moved-on' | 'unknown';
+      message: string;
+    };
+
+/** The run and attempt a re-run or cancel was decided for: GitHub is asked only while it holds. */
+export interface AttemptPrecondition {
+  runId: number;
+  runAttempt: number;
+}
 
 export interface RepoRef {
   /** `owner/repo` */
@@ -47,10 +60,14 @@ export interface WebhookDeliveryAttempt {
 
 /** runner-medic's view of GitHub, per App installation. */
 export interface GithubGateway {
-  rerunJob(ref: RepoRef, jobId: number): Promise<GithubMutation>;
-  rerunFailedJobs(ref: RepoRef, runId: number): Promise<GithubMutation>;
-  cancelRun(ref: RepoRef, runId: number): Promise<GithubMutation>;
-  forceCancelRun(ref: RepoRef, runId: number): Promise<GithubMutation>;
+  /**
+   * Re-runs and cancels read the run first and send nothing unless it is still on
+   * `expected.runAttempt` (`moved-on` otherwise); their POST is never retried by the client.
+   */
+  rerunJob(ref: RepoRef, jobId: number, expected: AttemptPrecondition): Promise<GithubMutation>;
+  rerunFailedJobs(ref: RepoRef, expected: AttemptPrecondition): Promise<GithubMutation>;
+  cancelRun(ref: RepoRef, expected: AttemptPrecondition): Promise<GithubMutation>;
+  forceCancelRun(ref: RepoRef, expected: AttemptPrecondition): Promise<GithubMutation>;
   getJob(ref: RepoRef, jobId: number): Promise<JobFacts | null>;
   getRun(ref: RepoRef, runId: number): Promise<RunFacts | null>;
   /** Every job of the run's latest attempt (`filter=latest`), all pages. */

@@ -4,6 +4,7 @@ import type { JobFacts, RunFacts } from '../../domain/observation.js';
 import type { Clock } from '../../ports/clock.js';
 import { systemClock } from '../../ports/clock.js';
 import type {
+  AttemptPrecondition,
   GithubGateway,
   GithubMutation,
   RepoRef,
@@ -30,10 +31,15 @@ import {
   toRunnerRegistration,
 } from './github-responses.js';
 import { refusalOutcome } from './mutation-outcome.js';
-import { own } from './retry-budget.js';
+import { once, own } from './retry-budget.js';
 import type { GatewayOctokit, OctokitFactoryOptions } from './octokit-factory.js';
 import { OctokitFactory } from './octokit-factory.js';
-import { isAuthPath, requestFailureOf, unavailableOrRequestError } from './request-failure.js';
+import {
+  isAuthPath,
+  isRateLimit,
+  requestFailureOf,
+  unavailableOrRequestError,
+} from './request-failure.js';
 
 export interface GithubGatewayOptions extends OctokitFactoryOptions {
   /** Reads `x-ratelimit-reset` against it. @default the system clock */
@@ -66,11 +72,15 @@ export class OctokitGithubGateway implements GithubGateway {
     this.clock = options.clock ?? systemClock;
   }
 
-  async rerunJob(ref: RepoRef, jobId: number): Promise<GithubMutation> {
+  async rerunJob(
+    ref: RepoRef,
+    jobId: number,
+    expected: AttemptPrecondition,
+  ): Promise<GithubMutation> {
     const t = await this.target(ref);
-    return this.mutate(t, `rerun job ${jobId} in ${ref.repo}`, () =>
+    return this.mutateRun(t, ref, expected, 'rerun', `rerun job ${jobId} in ${ref.repo}`, () =>
       t.octokit.rest.actions.reRunJobForWorkflowRun({
-        ...own(),
+        ...once(),
         owner: t.owner,
         repo: t.repo,
         job_id: checkedId(jobId),
@@ -78,38 +88,41 @@ export class OctokitGithubGateway implements GithubGateway {
     );
   }
 
-  async rerunFailedJobs(ref: RepoRef, runId: number): Promise<GithubMutation> {
+  async rerunFailedJobs(ref: RepoRef, expected: AttemptPrecondition): Promise<GithubMutation> {
     const t = await this.target(ref);
-    return this.mutate(t, `rerun failed jobs of run ${runId} in ${ref.repo}`, () =>
+    const what = `rerun failed jobs of run ${expected.runId} in ${ref.repo}`;
+    return this.mutateRun(t, ref, expected, 'rerun', what, () =>
       t.octokit.rest.actions.reRunWorkflowFailedJobs({
-        ...own(),
+        ...once(),
         owner: t.owner,
         repo: t.repo,
-        run_id: checkedId(runId),
+        run_id: checkedId(expected.runId),
       }),
     );
   }
 
-  async cancelRun(ref: RepoRef, runId: number): Promise<GithubMutation> {
+  async cancelRun(ref: RepoRef, expected: AttemptPrecondition): Promise<GithubMutation> {
     const t = await this.target(ref);
-    return this.mutate(t, `cancel run ${runId} in ${ref.repo}`, () =>
+    const what = `cancel run ${expected.runId} in ${ref.repo}`;
+    return this.mutateRun(t, ref, expected, 'cancel', what, () =>
       t.octokit.rest.actions.cancelWorkflowRun({
-        ...own(),
+        ...once(),
         owner: t.owner,
         repo: t.repo,
-        run_id: checkedId(runId),
+        run_id: checkedId(expected.runId),
       }),
     );
   }
 
-  async forceCancelRun(ref: RepoRef, runId: number): Promise<GithubMutation> {
+  async forceCancelRun(ref: RepoRef, expected: AttemptPrecondition): Promise<GithubMutation> {
     const t = await this.target(ref);
-    return this.mutate(t, `force-cancel run ${runId} in ${ref.repo}`, () =>
+    const what = `force-cancel run ${expected.runId} in ${ref.repo}`;
+    return this.mutateRun(t, ref, expected, 'cancel', what, () =>
       t.octokit.rest.actions.forceCancelWorkflowRun({
-        ...own(),
+        ...once(),
         owner: t.owner,
         repo: t.repo,
-        run_id: checkedId(runId),
+        run_id: checkedId(expected.runId),
       }),
     );
   }
@@ -299,12 +312,68 @@ export class OctokitGithubGateway implements GithubGateway {
       await call();
       return { result: 'done' };
     } catch (error) {
-      try {
-        return refusalOutcome(error, what, this.clock.now());
-      } catch (typed) {
-        if (typed instanceof GithubRequestError) scope.forget();
-        throw typed;
-      }
+      return this.refusal(scope, what, error);
+    }
+  }
+
+  /**
+   * A re-run or cancel guarded by the run's attempt: read the run, send the POST only while the
+   * run is on the expected attempt (and in a status where the call means something), and settle
+   * an ambiguous answer (timeout, 5xx) by reading the run again, never by sending it again.
+   */
+  private async mutateRun(
+    target: Target,
+    ref: RepoRef,
+    expected: AttemptPrecondition,
+    intent: 'rerun' | 'cancel',
+    what: string,
+    call: () => Promise<unknown>,
+  ): Promise<GithubMutation> {
+    const before = await this.getRun(ref, expected.runId);
+    if (!before) return { result: 'not-found', message: `run ${expected.runId} not found` };
+    const stale = precondition(before, expected, intent);
+    if (stale) return stale;
+    try {
+      await call();
+      return { result: 'done' };
+    } catch (error) {
+      if (!isAmbiguous(error)) return this.refusal(target, what, error);
+      return this.settle(ref, expected, intent, what, error);
+    }
+  }
+
+  /** After an ambiguous answer: did the call take effect? Only the run can say. */
+  private async settle(
+    ref: RepoRef,
+    expected: AttemptPrecondition,
+    intent: 'rerun' | 'cancel',
+    what: string,
+    error: unknown,
+  ): Promise<GithubMutation> {
+    const answer = describeFailure(error);
+    let after: RunFacts | null;
+    try {
+      after = await this.getRun(ref, expected.runId);
+    } catch (readError) {
+      return {
+        result: 'unknown',
+        message: `${what}: ${answer}; the run could not be read (${describeFailure(readError)})`,
+      };
+    }
+    if (after && after.runAttempt > expected.runAttempt) return { result: 'done' };
+    if (intent === 'cancel' && after?.status === 'completed') return { result: 'done' };
+    return {
+      result: 'unknown',
+      message: `${what}: ${answer}; the run is still on attempt ${after?.runAttempt ?? '?'} (${after?.status ?? 'not found'})`,
+    };
+  }
+
+  private refusal(scope: Scope, what: string, error: unknown): GithubMutation {
+    try {
+      return refusalOutcome(error, what, this.clock.now());
+    } catch (typed) {
+      if (typed instanceof GithubRequestError) scope.forget();
+      throw typed;
     }
   }
 
@@ -378,4 +447,46 @@ function checkedId(id: number): number {
 
 function describe(owner: RunnerOwner): string {
   return 'org' in owner ? `org ${owner.org}` : `repo ${owner.repo}`;
+}
+
+/**
+ * Why the run no longer wants this call, or null when it does. A re-run needs the run completed
+ * on the expected attempt; a cancel needs it on that attempt and not yet completed.
+ */
+function precondition(
+  run: RunFacts,
+  expected: AttemptPrecondition,
+  intent: 'rerun' | 'cancel',
+): GithubMutation | null {
+  if (run.runAttempt !== expected.runAttempt) {
+    return {
+      result: 'moved-on',
+      message: `run ${expected.runId} is on attempt ${run.runAttempt}, not ${expected.runAttempt}`,
+    };
+  }
+  if (intent === 'rerun' && run.status !== 'completed') {
+    return { result: 'already-running', message: `run ${expected.runId} is ${run.status}` };
+  }
+  if (intent === 'cancel' && run.status === 'completed') {
+    return { result: 'conflict', message: `run ${expected.runId} has already completed` };
+  }
+  return null;
+}
+
+/**
+ * A failure after which GitHub may or may not have acted: no answer (octokit reports a network
+ * error or a timeout as status 500) or a 5xx from the call itself. A failed token call or a rate
+ * limit means the call was never served; an error that is no request error is a bug, not an answer.
+ */
+function isAmbiguous(error: unknown): boolean {
+  const failure = requestFailureOf(error);
+  if (!failure) return false;
+  if (isAuthPath(failure.path) || isRateLimit(failure)) return false;
+  return failure.status >= 500;
+}
+
+function describeFailure(error: unknown): string {
+  const failure = requestFailureOf(error);
+  if (failure) return `${failure.status} ${failure.message}`;
+  return error instanceof Error ? error.message : String(error);
 }

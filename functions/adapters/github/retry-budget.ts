@@ -39,3 +39,11 @@ export function retryBudget(budget: RetryBudget) {
 export function own(): { request: { retries: undefined; retryCount: undefined } } {
   return { request: { retries: undefined, retryCount: undefined } };
 }
+
+/**
+ * Per-call `request` options for a call that must not be repeated (a re-run or cancel POST):
+ * plugin-retry sends it once; an ambiguous answer is settled by reading the run instead.
+ */
+export function once(): { request: { retries: 0; retryCount: undefined } } {
+  return { request: { retries: 0, retryCount: undefined } };
+}

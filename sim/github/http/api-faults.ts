@@ -18,7 +18,9 @@ export type FaultSpec =
   | ({ kind: 'primary-rate-limit'; status?: 403 | 429; resetAfterS?: number } & FaultMatch)
   | ({ kind: 'secondary-rate-limit'; status?: 403 | 429; retryAfterS?: number } & FaultMatch)
   | ({ kind: 'server-error'; status?: 500 | 502 | 503 | 504 } & FaultMatch)
-  | ({ kind: 'latency'; ms: number } & FaultMatch);
+  | ({ kind: 'latency'; ms: number } & FaultMatch)
+  /** The request takes effect, but its answer is lost: a 502/504 from a proxy, after the fact. */
+  | ({ kind: 'lost-response'; status?: 502 | 504 } & FaultMatch);
 
 export interface Fault {
   readonly id: number;

@@ -148,7 +148,8 @@ export class GitHubHttpServer {
     const fault = this.deps.faults.evaluate(method, url.pathname, this.deps.clock.now());
     if (fault.latencyMs > 0) await this.hold(fault.latencyMs);
     const now = this.deps.clock.now();
-    if (fault.error)
+    const lost = fault.error?.kind === 'lost-response' ? fault.error : undefined;
+    if (fault.error && !lost)
       return {
         response: faultResponse(fault.error, now, rateKey, this.deps.limiter.peek(rateKey)?.limit),
         by,
@@ -169,6 +170,10 @@ export class GitHubHttpServer {
       principal,
       baseUrl: this.url,
     });
+    if (lost) {
+      const status = lost.status ?? 502;
+      return { response: error(status, status === 502 ? 'Server Error' : 'Gateway Timeout'), by };
+    }
     return { response: { ...response, headers: { ...limitHeaders, ...response.headers } }, by };
   }
 
