@@ -1,0 +1,167 @@
+/**
+ * `runner-medic`, the command-line tool: its commands and their options. functions/cli/entry.ts
+ * runs it; package.json's `bin` points at the launcher functions/cli/runner-medic.mjs.
+ * docs/doctor.md describes the doctor.
+ */
+import { parseArgs } from 'node:util';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SSMClient } from '@aws-sdk/client-ssm';
+import { EKSClient } from '@aws-sdk/client-eks';
+import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
+import type { CheckResult } from '../doctor/doctor-check.js';
+import { exitCodeOf, reportOf } from '../doctor/doctor-check.js';
+import { runDoctor } from '../doctor/run-doctor.js';
+import { systemClock } from '../ports/clock.js';
+import type { Clock } from '../ports/clock.js';
+import { formatTable } from './format-table.js';
+
+export const HELP = `runner-medic: rescues GitHub Actions jobs whose ARC runner pods die.
+
+Usage: runner-medic <command> [options]
+
+Commands:
+  doctor      Checks the set-up: configuration, the GitHub App, each cluster, events.
+              Exit code 0 healthy, 1 findings, 2 something could not be reached.
+  help        Prints this text.
+
+doctor options:
+  --json              Print one JSON document { checks: [{ id, status, why, what }] }.
+  --sandbox           Run against the embedded twins (GitHub and a cluster on loopback),
+                      seeded with a few findings; nothing needs to be configured.
+  --stage <stage>     Read the deployed parameters of this stage from SSM
+                      (/runner-medic/<stage>/github-webhook-secret, github-app, policy);
+                      CLUSTERS still comes from the environment.
+  --queued-minutes <n>  A job queued longer than this is a finding (default 15).
+  --repo <owner/name> Look for queued jobs in this repository (repeatable; default: every
+                      repository the App is installed on).
+  -h, --help          Prints this text.
+
+The doctor reads the same environment as the functions (README, Configuration).
+`;
+
+export class UsageError extends Error {}
+
+export interface CliIo {
+  env: Record<string, string | undefined>;
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+/** The environment with a stage's deployed parameter names (serverless.yml) where it sets none. */
+export function stageEnvironment(
+  env: Record<string, string | undefined>,
+  stage: string,
+): Record<string, string | undefined> {
+  if (!/^[a-zA-Z0-9-]+$/.test(stage)) throw new UsageError(`--stage: not a stage name: ${stage}`);
+  const set = (name: string) =>
+    [name, `${name}_PARAMETER`, `${name}_ARN`].some((n) => (env[n] ?? '').trim() !== '');
+  return {
+    ...env,
+    TABLE_NAME: env.TABLE_NAME ?? `runner-medic-${stage}`,
+    ...(set('GITHUB_WEBHOOK_SECRET')
+      ? {}
+      : { GITHUB_WEBHOOK_SECRET_PARAMETER: `/runner-medic/${stage}/github-webhook-secret` }),
+    ...(set('GITHUB_APP_CREDENTIALS')
+      ? {}
+      : { GITHUB_APP_CREDENTIALS_PARAMETER: `/runner-medic/${stage}/github-app` }),
+    ...(env.POLICY || env.POLICY_FILE || env.POLICY_PARAMETER
+      ? {}
+      : { POLICY_PARAMETER: `/runner-medic/${stage}/policy` }),
+  };
+}
+
+async function doctor(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      json: { type: 'boolean', default: false },
+      sandbox: { type: 'boolean', default: false },
+      stage: { type: 'string' },
+      'queued-minutes': { type: 'string' },
+      repo: { type: 'string', multiple: true },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) {
+    io.out(HELP);
+    return 0;
+  }
+  if (values.sandbox && values.stage)
+    throw new UsageError('--sandbox and --stage exclude each other');
+  const queuedMinutes =
+    values['queued-minutes'] === undefined ? undefined : Number(values['queued-minutes']);
+  if (queuedMinutes !== undefined && !(Number.isInteger(queuedMinutes) && queuedMinutes > 0))
+    throw new UsageError('--queued-minutes: a whole number of minutes above 0');
+  for (const repo of values.repo ?? [])
+    if (!/^[\w.-]+\/[\w.-]+$/.test(repo)) throw new UsageError(`--repo: not owner/name: ${repo}`);
+
+  let env = values.stage ? stageEnvironment(io.env, values.stage) : io.env;
+  let clock: Clock = systemClock;
+  let repositories = values.repo;
+  let stop: (() => Promise<void>) | undefined;
+  if (values.sandbox) {
+    const { startDoctorSandbox } = await import('../doctor/doctor-sandbox.js');
+    const sandbox = await startDoctorSandbox({ findings: true });
+    env = sandbox.env;
+    clock = sandbox.clock;
+    repositories ??= sandbox.repositories;
+    stop = sandbox.stop;
+    if (!values.json)
+      io.err(
+        'doctor: sandbox: a GitHub twin and a cluster twin on loopback, seeded with a few findings\n',
+      );
+  }
+  let checks: CheckResult[];
+  try {
+    checks = await runDoctor({
+      env,
+      clock,
+      secretClients: {
+        ssm: () => new SSMClient({}),
+        secretsManager: () => new SecretsManagerClient({}),
+      },
+      eks: {
+        client: (region) => new EKSClient({ region }),
+        credentials: fromNodeProviderChain(),
+      },
+      ...(queuedMinutes !== undefined ? { queuedMinutes } : {}),
+      ...(repositories ? { repositories } : {}),
+    });
+  } finally {
+    await stop?.();
+  }
+  io.out(
+    values.json ? `${JSON.stringify(reportOf(checks), null, 2)}\n` : `${formatTable(checks)}\n`,
+  );
+  return exitCodeOf(checks);
+}
+
+/** Runs one command line; returns the exit code (64 for a usage error, as sysexits' EX_USAGE). */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case undefined:
+      case 'help':
+      case '-h':
+      case '--help':
+        io.out(HELP);
+        return 0;
+      case 'doctor':
+        return await doctor(rest, io);
+      default:
+        throw new UsageError(`unknown command: ${command}`);
+    }
+  } catch (error) {
+    if (
+      error instanceof UsageError ||
+      (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+    ) {
+      io.err(`runner-medic: ${(error as Error).message}\nTry: runner-medic --help\n`);
+      return 64;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env node
+/* global process, URL */
+// The `runner-medic` bin (package.json). It runs functions/cli/entry.ts with the project's
+// TypeScript runner (tsx) on the project's Node 24 (the `node` dev dependency), whatever `node`
+// started this launcher: plain JavaScript that any Node since 18 can run.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const projectNode = `${root}node_modules/.bin/node`;
+const tsx = `${root}node_modules/tsx/dist/cli.mjs`;
+const entry = `${root}functions/cli/entry.ts`;
+
+if (!existsSync(tsx)) {
+  process.stderr.write('runner-medic: run `npm ci` in the repository first (tsx is missing)\n');
+  process.exit(70);
+}
+
+const child = spawn(
+  existsSync(projectNode) ? projectNode : process.execPath,
+  [tsx, entry, ...process.argv.slice(2)],
+  {
+    stdio: 'inherit',
+  },
+);
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+child.on('exit', (code, signal) => {
+  if (signal) process.kill(process.pid, signal);
+  else process.exit(code ?? 70);
+});

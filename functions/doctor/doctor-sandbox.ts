@@ -1,0 +1,181 @@
+/**
+ * `runner-medic doctor --sandbox`: the embedded twins (sim/github, sim/kube) on loopback, as the
+ * scenario runner starts them, with one cluster running ARC and the shipped RBAC, so a newcomer
+ * sees the doctor work with nothing configured. With `findings`, the world is seeded with a few
+ * of the problems the doctor looks for; without, it is a healthy set-up (the tests use both).
+ */
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { SimClock } from '../../sim/clock.js';
+import { GitHubSim } from '../../sim/github/github-sim.js';
+import { SimCluster } from '../../sim/kube/cluster.js';
+import type { Pod } from '../../sim/kube/types.js';
+
+export interface DoctorSandbox {
+  /** The functions' environment pointing at the twins. */
+  env: Record<string, string>;
+  /** The twins' clock: the doctor judges "the last hour" and "queued for N minutes" by it. */
+  clock: SimClock;
+  repositories: string[];
+  github: GitHubSim;
+  cluster: SimCluster;
+  stop(): Promise<void>;
+}
+
+export const SANDBOX_CLUSTER = 'sandbox';
+export const SANDBOX_NAMESPACE = 'arc-runners';
+const OWNER = 'acme';
+const REPO = 'acme/app';
+const WEBHOOK_SECRET = 'runner-medic-sandbox-secret';
+const SCALE_SET_LABEL = 'actions.github.com/scale-set-name';
+/** How long the world runs before the doctor looks: runners up, jobs queued and picked up. */
+const SETTLE_MS = 20 * 60_000;
+
+const rbacFile = (name: string) =>
+  fileURLToPath(new URL(`../../infra/kubernetes/rbac/${name}`, import.meta.url));
+
+/** A webhook receiver that takes every delivery, standing in for the webhook function. */
+async function startReceiver(): Promise<{ url: string; server: Server }> {
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(202).end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('receiver has no port');
+  return { url: `http://127.0.0.1:${address.port}/webhook`, server };
+}
+
+export async function startDoctorSandbox(
+  options: { findings: boolean } = { findings: true },
+): Promise<DoctorSandbox> {
+  const { findings } = options;
+  const clock = new SimClock();
+  const receiver = findings ? undefined : await startReceiver();
+  const github = new GitHubSim({
+    clock,
+    seed: 11,
+    // Seeded: every delivery is lost on the way ("failed to connect").
+    webhook: { url: receiver?.url ?? 'http://127.0.0.1:9/webhook', secret: WEBHOOK_SECRET },
+    knobs: findings ? { drop: 1 } : {},
+  });
+  github.createOrg(OWNER);
+  github.createRepo(REPO);
+  github.createInstallation(OWNER);
+  github.defineWorkflow(REPO, {
+    name: 'ci',
+    jobs: [
+      { name: 'build', runsOn: 'arc-linux', durationMs: 60 * 60_000 },
+      ...(findings ? [{ name: 'gpu-test', runsOn: 'arc-gpu', durationMs: 60_000 }] : []),
+    ],
+  });
+  await github.start();
+
+  const cluster = new SimCluster({
+    name: SANDBOX_CLUSTER,
+    arcVersion: '0.15',
+    rbac: true,
+    seed: 11,
+    clock,
+    actionsService: github.actions,
+  });
+  for (const name of ['node-a', 'node-b']) cluster.addNode({ name });
+  cluster.createNamespace(SANDBOX_NAMESPACE);
+  cluster.applyManifestFile(rbacFile('cluster.yaml'));
+  const namespaced = readFileSync(rbacFile('runner-namespace.yaml'), 'utf8');
+  // Seeded: the Role lacks `patch` on ephemeralrunners (the stuck-finalizer removal).
+  const role = findings
+    ? namespaced.replace('verbs: [get, list, delete, patch]', 'verbs: [get, list, delete]')
+    : namespaced;
+  cluster.applyManifest(role, { namespaces: [SANDBOX_NAMESPACE] });
+
+  const githubConfigUrl = `https://github.com/${OWNER}`;
+  if (findings) {
+    // Seeded: the plain template (no graceful stop, default grace period, no do-not-disrupt) ...
+    cluster.addScaleSet({
+      name: 'arc-linux',
+      namespace: SANDBOX_NAMESPACE,
+      minRunners: 2,
+      maxRunners: 3,
+      githubConfigUrl,
+    });
+    // ... and a scale set whose pods an admission webhook refuses: EphemeralRunners go Failed.
+    cluster.addScaleSet({
+      name: 'arc-gpu',
+      namespace: SANDBOX_NAMESPACE,
+      minRunners: 0,
+      maxRunners: 1,
+      githubConfigUrl,
+      podAnnotations: { 'karpenter.sh/do-not-disrupt': 'true' },
+    });
+    cluster.faults.denyPodCreation(
+      (pod: Pod) => pod.metadata.labels?.[SCALE_SET_LABEL] === 'arc-gpu',
+    );
+  } else {
+    cluster.addScaleSet({
+      name: 'arc-linux',
+      namespace: SANDBOX_NAMESPACE,
+      minRunners: 1,
+      maxRunners: 3,
+      githubConfigUrl,
+      podAnnotations: { 'karpenter.sh/do-not-disrupt': 'true' },
+      onSigterm: 'graceful-stop',
+      gracefulStopTimeoutSeconds: 900,
+      terminationGracePeriodSeconds: 960,
+    });
+  }
+  await cluster.start();
+
+  github.triggerRun(REPO, 'ci');
+  await clock.advance(SETTLE_MS);
+
+  if (findings) {
+    const runnerPods = cluster.api
+      .all<Pod>('pods', SANDBOX_NAMESPACE)
+      .filter((p) => p.metadata.labels?.[SCALE_SET_LABEL] === 'arc-linux' && p.spec?.nodeName);
+    const [lost, gone] = runnerPods;
+    if (!lost || !gone) throw new Error('the sandbox expected two arc-linux runner pods');
+    // Seeded: a node stops reporting (NotReady after the node-monitor grace period).
+    cluster.faults.nodeNotReady(lost.spec?.nodeName as string);
+    await clock.advance(60_000);
+    // Seeded: a runner pod disappears; the doctor looks before ARC re-creates it.
+    cluster.api.delete('scenario', 'pods', SANDBOX_NAMESPACE, gone.metadata.name as string, {
+      gracePeriodSeconds: 0,
+    });
+    // Seeded: a registration of arc-linux that no EphemeralRunner holds.
+    const scaleSetId = github.actions.registerScaleSet({ owner: OWNER, name: 'arc-linux' });
+    github.actions.registerRunner(scaleSetId, 'arc-linux-abandoned-runner');
+  }
+
+  const env: Record<string, string> = {
+    TABLE_NAME: 'runner-medic-sandbox',
+    GITHUB_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    GITHUB_APP_CREDENTIALS: JSON.stringify({
+      appId: github.app.appId,
+      privateKey: github.app.privateKey,
+    }),
+    GITHUB_API_URL: github.baseUrl,
+    CLUSTERS: JSON.stringify({
+      [SANDBOX_CLUSTER]: {
+        kind: 'kubeconfig',
+        kubeconfig: cluster.kubeconfig('runner-medic'),
+        namespaces: [SANDBOX_NAMESPACE],
+      },
+    }),
+    // Seeded: a fresh deployment's policy, in dry run.
+    POLICY: findings ? 'dryRun: true' : 'dryRun: false',
+  };
+  return {
+    env,
+    clock,
+    repositories: [REPO],
+    github,
+    cluster,
+    stop: async () => {
+      await cluster.stop();
+      await github.stop();
+      if (receiver) await new Promise<void>((resolve) => receiver.server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,202 @@
+import type { EKSClient } from '@aws-sdk/client-eks';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { OctokitGithubGateway } from '../adapters/github/github-gateway.js';
+import { OctokitFactory } from '../adapters/github/octokit-factory.js';
+import type { ClusterAccess } from '../adapters/kubernetes/cluster-connections.js';
+import {
+  kubeconfigConnection,
+  kubeconfigSecretConnection,
+  type ClusterConnection,
+} from '../adapters/kubernetes/cluster-connection.js';
+import { eksConnection } from '../adapters/kubernetes/eks-connection.js';
+import type { AwsCredentialsProvider } from '../adapters/kubernetes/eks-token.js';
+import type { SecretClients } from '../adapters/secrets/secret-reader.js';
+import type { Clock } from '../ports/clock.js';
+import { checkConfiguration } from './configuration-checks.js';
+import type { CheckResult } from './doctor-check.js';
+import { failed, unreachable } from './doctor-check.js';
+import type { ClusterSnapshot } from './cluster-checks.js';
+import { checkClusterSnapshot, inspectCluster, scaleSetsOf } from './cluster-checks.js';
+import { checkEvents } from './events-checks.js';
+import type { QueuedJob } from './github-checks.js';
+import {
+  answeredByGithub,
+  checkGithubApp,
+  checkOrphanRegistrations,
+  checkQueuedJobs,
+  listQueuedJobs,
+} from './github-checks.js';
+
+export interface DoctorOptions {
+  /** The functions' environment (with `--stage`, the stage's parameter names filled in). */
+  env: Record<string, string | undefined>;
+  clock: Clock;
+  secretClients: Required<SecretClients>;
+  eks?: { client: (region: string) => EKSClient; credentials: AwsCredentialsProvider };
+  /** Queued longer than this is a finding. @default 15 */
+  queuedMinutes?: number;
+  /** Events checks: an exporter silent this long is a finding. @default 30 */
+  exporterSilentMinutes?: number;
+  /** Repositories whose queued jobs are checked; default: every repository of each installation. */
+  repositories?: string[];
+}
+
+function connectionOf(
+  name: string,
+  access: ClusterAccess,
+  options: DoctorOptions,
+): ClusterConnection {
+  switch (access.kind) {
+    case 'kubeconfig':
+      return kubeconfigConnection(access.kubeconfig, access.context);
+    case 'kubeconfig-secret':
+      return kubeconfigSecretConnection(access.secret, {
+        clients: options.secretClients,
+        clock: options.clock,
+        cacheSeconds: 0,
+        context: access.context,
+      });
+    case 'eks': {
+      const eks = options.eks;
+      if (!eks) {
+        const missing = new Error(`cluster ${name} uses EKS auth but no EKS client is configured`);
+        return { resolve: () => Promise.reject(missing), invalidate: () => undefined };
+      }
+      return eksConnection({
+        cluster: name,
+        eksClusterName: access.eksClusterName ?? name,
+        region: access.region,
+        client: () => eks.client(access.region),
+        credentials: eks.credentials,
+        clock: options.clock,
+        describeCacheSeconds: 0,
+        stsHostname: access.stsHostname,
+      });
+    }
+  }
+}
+
+/** Runs every check, in the order of docs/doctor.md: configuration, GitHub, each cluster, events. */
+export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> {
+  const now = options.clock.now();
+  const queuedMinutes = options.queuedMinutes ?? 15;
+  const { checks, configuration } = await checkConfiguration(
+    options.env,
+    options.secretClients,
+    options.clock,
+  );
+  const { settings, app } = configuration;
+
+  // Clusters first: the GitHub checks compare registrations with the EphemeralRunners.
+  const clusterChecks: CheckResult[] = [];
+  const snapshots = new Map<string, ClusterSnapshot>();
+  for (const [name, access] of Object.entries(settings?.clusters ?? {})) {
+    const connection = connectionOf(name, access as ClusterAccess, options);
+    const kubeConfig = async (): Promise<KubeConfig> => (await connection.resolve()).kubeConfig();
+    const inspected = await inspectCluster({
+      cluster: name,
+      kubeConfig,
+      namespaces: access.namespaces,
+      now,
+    });
+    clusterChecks.push(...inspected.checks);
+    if (inspected.snapshot) {
+      snapshots.set(name, inspected.snapshot);
+      clusterChecks.push(...checkClusterSnapshot(name, inspected.snapshot, now));
+    }
+  }
+
+  if (!settings || !app) {
+    checks.push(
+      failed(
+        'github',
+        'Not checked: the settings or the App credentials are missing (see the configuration checks).',
+        'Fix the configuration, then run the doctor again.',
+      ),
+    );
+    checks.push(...clusterChecks);
+    checks.push(...checkEvents(options.exporterSilentMinutes ?? 30));
+    return checks;
+  }
+
+  const octokits = new OctokitFactory({
+    baseUrl: settings.githubApiUrl,
+    appId: app.appId,
+    privateKey: app.privateKey,
+    remainingTimeMs: () => 60_000,
+    retries: 0,
+    rateLimitRetries: 0,
+  });
+  const gateway = new OctokitGithubGateway({
+    baseUrl: settings.githubApiUrl,
+    appId: app.appId,
+    privateKey: app.privateKey,
+    remainingTimeMs: () => 60_000,
+    retries: 0,
+    rateLimitRetries: 0,
+    clock: options.clock,
+  });
+  const github = await checkGithubApp({
+    octokits,
+    listDeliveries: (since) => gateway.listDeliveryAttempts(since),
+    now,
+    repositoryRunners: [...snapshots.values()].some((s) =>
+      s.runners.some((er) => er.metadata.labels?.['actions.github.com/repository'] !== undefined),
+    ),
+  });
+  checks.push(...github.checks);
+  const configured = Object.keys(settings.clusters);
+  const allRead = configured.every((c) => snapshots.has(c));
+  const scaleSets = new Set(
+    [...snapshots.values()].flatMap(scaleSetsOf).map((s) => s.toLowerCase()),
+  );
+  const runnerNames = new Set(
+    [...snapshots.values()].flatMap((s) => s.runners.map((er) => er.metadata.name)),
+  );
+  if (github.installations.length > 0) {
+    checks.push(
+      await checkOrphanRegistrations({
+        octokits,
+        installations: github.installations,
+        scaleSets,
+        runnerNames,
+        clustersRead: allRead,
+      }),
+    );
+  }
+  checks.push(...clusterChecks);
+
+  if (snapshots.size > 0) {
+    let queued: QueuedJob[] | undefined;
+    let problem: CheckResult | undefined;
+    try {
+      queued = await listQueuedJobs({
+        octokits,
+        installations: github.installations,
+        repositories: options.repositories,
+      });
+    } catch (error) {
+      problem = answeredByGithub(error)
+        ? failed(
+            'queued-jobs',
+            `Cannot list queued jobs: ${error instanceof Error ? error.message : String(error)}.`,
+            'Name the repositories to look at with --repo owner/name.',
+          )
+        : unreachable(
+            'queued-jobs',
+            `Cannot reach GitHub to list queued jobs: ${error instanceof Error ? error.message : String(error)}.`,
+            'Check GITHUB_API_URL and the network path to GitHub.',
+          );
+    }
+    for (const [name, snapshot] of snapshots) {
+      const id = `cluster.${name}.queued-jobs`;
+      checks.push(
+        queued
+          ? checkQueuedJobs(id, scaleSetsOf(snapshot), queued, now, queuedMinutes)
+          : { ...(problem as CheckResult), id },
+      );
+    }
+  }
+  checks.push(...checkEvents(options.exporterSilentMinutes ?? 30));
+  return checks;
+}
