@@ -6,7 +6,7 @@
  * are wide because the machine running it may be busy.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { writeStandIns, type RecordLine, type StandIns } from './runner-stand-ins.js';
 
@@ -37,15 +37,20 @@ afterEach(() => {
   // Leave nothing behind, whatever the test did.
   if (running?.child.exitCode === null) running.child.kill('SIGKILL');
   for (const pid of new Set(standIns.records().map((r) => r.pid))) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
+    // Only a stand-in still running from this test's folder: a finished one's pid may be reused.
+    if (commandLineOf(pid)?.includes(standIns.dir)) process.kill(pid, 'SIGKILL');
   }
   running = undefined;
   rmSync(standIns.dir, { recursive: true, force: true });
 });
+
+function commandLineOf(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return undefined; // gone
+  }
+}
 
 function start(env: Record<string, string>, args: string[] = ['--jitconfig', 'abc']): Wrapper {
   const child = spawn(SCRIPT, args, {
