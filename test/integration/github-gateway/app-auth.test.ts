@@ -35,12 +35,13 @@ describe('GithubGateway authenticates as the GitHub App, per installation', () =
     await gateway.getRun(ref, runId);
     await gateway.getJob(ref, jobIds[0] ?? 0);
     await gateway.listJobs(ref, runId);
-    expect(await gateway.cancelRun(ref, runId)).toEqual({ result: 'done' });
+    expect(await gateway.cancelRun(ref, { runId, runAttempt: 1 })).toEqual({ result: 'done' });
     const calls = sim.requests().slice(from);
     expect(calls.filter((r) => r.path.startsWith('/app'))).toEqual([
       expect.objectContaining({ method: 'POST', path: tokenPath(installationId), status: 201 }),
     ]);
     expect(calls.filter((r) => !r.path.startsWith('/app')).map((r) => r.by)).toEqual([
+      'runner-medic',
       'runner-medic',
       'runner-medic',
       'runner-medic',
@@ -74,18 +75,19 @@ describe('GithubGateway authenticates as the GitHub App, per installation', () =
     const from = sim.requests().length;
     const ref = { repo: REPO, installationId: null };
     expect((await gateway.getRun(ref, runId))?.runId).toBe(runId);
-    expect(await gateway.cancelRun(ref, runId)).toEqual({ result: 'done' });
+    expect(await gateway.cancelRun(ref, { runId, runAttempt: 1 })).toEqual({ result: 'done' });
     const runners = await gateway.listRunners({ org: ORG }, null);
     expect(runners.every((r) => r.installationId === installationId)).toBe(true);
     expect(served(sim, from, true)).toEqual([
       `GET /repos/${REPO}/installation 200`,
       `POST ${tokenPath(installationId)} 201`,
       `GET /repos/${REPO}/actions/runs/${runId} 200`,
+      `GET /repos/${REPO}/actions/runs/${runId} 200`,
       `POST /repos/${REPO}/actions/runs/${runId}/cancel 202`,
       `GET /orgs/${ORG}/actions/runners 200`,
     ]);
     await gateway.listRunners({ org: 'beta' }, null);
-    expect(served(sim, from, true).slice(5)).toEqual([
+    expect(served(sim, from, true).slice(6)).toEqual([
       'GET /orgs/beta/installation 200',
       `POST ${tokenPath(betaInstallation)} 201`,
       'GET /orgs/beta/actions/runners 200',
@@ -96,13 +98,18 @@ describe('GithubGateway authenticates as the GitHub App, per installation', () =
     const gateway = gatewayFor(sim);
     const from = sim.requests().length;
     const notInstalled = await rejection(
-      gateway.rerunJob({ repo: 'stranger/tool', installationId: null }, 2 ** 33),
+      gateway.rerunJob({ repo: 'stranger/tool', installationId: null }, 2 ** 33, {
+        runId: 2 ** 33,
+        runAttempt: 1,
+      }),
     );
     expect(notInstalled).toBeInstanceOf(GithubRequestError);
     expect(notInstalled).toMatchObject({ status: 404 });
     expect(String(notInstalled)).toContain('not installed');
 
-    const unknown = await rejection(gateway.cancelRun({ repo: REPO, installationId: 7 }, 2 ** 33));
+    const unknown = await rejection(
+      gateway.cancelRun({ repo: REPO, installationId: 7 }, { runId: 2 ** 33, runAttempt: 1 }),
+    );
     expect(unknown).toBeInstanceOf(GithubRequestError);
     expect(unknown).toMatchObject({ status: 404 });
     expect(served(sim, from, true)).toEqual([
@@ -154,12 +161,13 @@ describe('GithubGateway authenticates as the GitHub App, per installation', () =
       fetch: ghesFetch,
     });
     const { runId } = sim.triggerRun(REPO, 'ci');
-    expect(await gateway.cancelRun({ repo: REPO, installationId: null }, runId)).toEqual({
-      result: 'done',
-    });
+    expect(
+      await gateway.cancelRun({ repo: REPO, installationId: null }, { runId, runAttempt: 1 }),
+    ).toEqual({ result: 'done' });
     expect(seen).toEqual([
       `/api/v3/repos/${REPO}/installation`,
       `/api/v3${tokenPath(installationId)}`,
+      `/api/v3/repos/${REPO}/actions/runs/${runId}`,
       `/api/v3/repos/${REPO}/actions/runs/${runId}/cancel`,
     ]);
     const notInstalled = await rejection(

@@ -38,56 +38,55 @@ describe('GithubGateway re-runs and cancels against the GitHub twin', () => {
   let world: Awaited<ReturnType<typeof setUp>>;
   afterEach(async () => world.sim.stop());
 
-  it('answers already-running to a job re-run while the run is in progress, and done once it completed', async () => {
+  it('answers already-running to a job re-run while the run is in progress, without asking GitHub, and done once it completed', async () => {
     world = await setUp();
     const { sim, clock, gateway, ref } = world;
     const { runId, testJobId } = await killTest(world);
     expect(testJobId).toBeGreaterThan(2 ** 31);
+    const attempt1 = { runId, runAttempt: 1 };
 
-    expect(await gateway.rerunJob(ref, testJobId)).toEqual({
+    expect(await gateway.rerunJob(ref, testJobId, attempt1)).toEqual({
       result: 'already-running',
-      message: 'This workflow is already running',
+      message: `run ${runId} is in_progress`,
     });
     expect(sim.run(runId)?.attempt).toBe(1);
 
     await clock.advance(10 * MINUTE);
     expect(sim.run(runId)?.status).toBe('completed');
-    expect(await gateway.rerunJob(ref, testJobId)).toEqual({ result: 'done' });
+    expect(await gateway.rerunJob(ref, testJobId, attempt1)).toEqual({ result: 'done' });
     expect(sim.run(runId)?.attempt).toBe(2);
     expect(
       sim
         .audit()
         .filter((e) => e.verb === 'rerun-job')
         .map((e) => `${e.by}:${e.target}:${e.status}`),
-    ).toEqual([
-      `runner-medic:repos/${REPO}/actions/jobs/${testJobId}:403`,
-      `runner-medic:repos/${REPO}/actions/jobs/${testJobId}:201`,
-    ]);
+    ).toEqual([`runner-medic:repos/${REPO}/actions/jobs/${testJobId}:201`]);
   });
 
-  it('re-runs failed jobs once the run completed, and a second call is already-running', async () => {
+  it('re-runs failed jobs once the run completed, and a second call for attempt 1 sends nothing', async () => {
     world = await setUp();
     const { sim, clock, gateway, ref } = world;
     const { runId } = await killTest(world);
-    expect((await gateway.rerunFailedJobs(ref, runId)).result).toBe('already-running');
+    const attempt1 = { runId, runAttempt: 1 };
+    expect((await gateway.rerunFailedJobs(ref, attempt1)).result).toBe('already-running');
     await clock.advance(10 * MINUTE);
-    expect(await gateway.rerunFailedJobs(ref, runId)).toEqual({ result: 'done' });
+    expect(await gateway.rerunFailedJobs(ref, attempt1)).toEqual({ result: 'done' });
     expect(
       sim
         .jobs(runId)
         .filter((job) => job.runAttempt === 2)
         .map((job) => job.name),
     ).toEqual(['test']);
-    expect(await gateway.rerunFailedJobs(ref, runId)).toEqual({
-      result: 'already-running',
-      message: 'This workflow is already running',
+    expect(await gateway.rerunFailedJobs(ref, attempt1)).toEqual({
+      result: 'moved-on',
+      message: `run ${runId} is on attempt 2, not 1`,
     });
     expect(
       sim
         .audit()
         .filter((e) => e.verb === 'rerun-failed-jobs')
         .map((e) => e.status),
-    ).toEqual([403, 201, 403]);
+    ).toEqual([201]);
   });
 
   it('reports other 403s as refused with GitHub’s message, and unknown jobs and runs as not-found', async () => {
@@ -95,7 +94,7 @@ describe('GithubGateway re-runs and cancels against the GitHub twin', () => {
     const { sim, clock, gateway, ref } = world;
     const { runId } = sim.triggerRun(REPO, 'ci', { createdAt: clock.now() - 31 * 24 * HOUR });
     sim.cancelRun(runId, { force: true });
-    expect(await gateway.rerunFailedJobs(ref, runId)).toEqual({
+    expect(await gateway.rerunFailedJobs(ref, { runId, runAttempt: 1 })).toEqual({
       result: 'refused',
       message: 'Unable to retry this workflow run because it was created over a month ago',
     });
@@ -105,27 +104,33 @@ describe('GithubGateway re-runs and cancels against the GitHub twin', () => {
       await clock.advance(20 * MINUTE);
     }
     expect(sim.run(ok)).toMatchObject({ status: 'completed', conclusion: 'success' });
-    expect(await gateway.rerunFailedJobs(ref, ok)).toEqual({
+    expect(await gateway.rerunFailedJobs(ref, { runId: ok, runAttempt: 1 })).toEqual({
       result: 'refused',
       message: 'This workflow run cannot be retried',
     });
-    expect(await gateway.rerunJob(ref, 2 ** 40 + 3)).toEqual({
+    expect(await gateway.rerunJob(ref, 2 ** 40 + 3, { runId: ok, runAttempt: 1 })).toEqual({
       result: 'not-found',
       message: 'Not Found',
     });
-    expect((await gateway.cancelRun(ref, 2 ** 40 + 5)).result).toBe('not-found');
+    expect((await gateway.cancelRun(ref, { runId: 2 ** 40 + 5, runAttempt: 1 })).result).toBe(
+      'not-found',
+    );
   });
 
   it('rejects a malformed id or repository name before any request, as a RangeError', async () => {
     world = await setUp();
     const { sim, gateway, ref } = world;
     const from = sim.requests().length;
-    await expect(gateway.rerunJob(ref, 2 ** 53)).rejects.toThrow(RangeError);
-    await expect(gateway.cancelRun(ref, 1.5)).rejects.toThrow('not a GitHub id: 1.5');
-    await expect(gateway.getJob(ref, -1)).rejects.toThrow(RangeError);
-    await expect(gateway.rerunFailedJobs({ ...ref, repo: 'acme' }, 1)).rejects.toThrow(
-      'not an owner/repo name: acme',
+    await expect(gateway.rerunJob(ref, 1, { runId: 2 ** 53, runAttempt: 1 })).rejects.toThrow(
+      RangeError,
     );
+    await expect(gateway.cancelRun(ref, { runId: 1.5, runAttempt: 1 })).rejects.toThrow(
+      'not a GitHub id: 1.5',
+    );
+    await expect(gateway.getJob(ref, -1)).rejects.toThrow(RangeError);
+    await expect(
+      gateway.rerunFailedJobs({ ...ref, repo: 'acme' }, { runId: 1, runAttempt: 1 }),
+    ).rejects.toThrow('not an owner/repo name: acme');
     expect(sim.requests().slice(from)).toEqual([]);
   });
 
@@ -133,33 +138,29 @@ describe('GithubGateway re-runs and cancels against the GitHub twin', () => {
     world = await setUp();
     const { sim, clock, gateway, ref } = world;
     const { runId } = await killTest(world);
-    expect(await gateway.cancelRun(ref, runId)).toEqual({ result: 'done' });
+    const attempt1 = { runId, runAttempt: 1 };
+    expect(await gateway.cancelRun(ref, attempt1)).toEqual({ result: 'done' });
     await clock.advance(MINUTE);
     expect(sim.run(runId)?.status).toBe('in_progress');
 
-    expect(await gateway.forceCancelRun(ref, runId)).toEqual({ result: 'done' });
+    expect(await gateway.forceCancelRun(ref, attempt1)).toEqual({ result: 'done' });
     expect(sim.run(runId)).toMatchObject({ status: 'completed', conclusion: 'cancelled' });
 
     const before = sim.requests().length;
-    expect(await gateway.cancelRun(ref, runId)).toEqual({
+    expect(await gateway.cancelRun(ref, attempt1)).toEqual({
       result: 'conflict',
-      message: 'Cannot cancel a workflow run that is completed.',
+      message: `run ${runId} has already completed`,
     });
-    expect((await gateway.forceCancelRun(ref, runId)).result).toBe('conflict');
+    expect((await gateway.forceCancelRun(ref, attempt1)).result).toBe('conflict');
     expect(served(sim, before)).toEqual([
-      `POST /repos/${REPO}/actions/runs/${runId}/cancel 409`,
-      `POST /repos/${REPO}/actions/runs/${runId}/force-cancel 409`,
+      `GET /repos/${REPO}/actions/runs/${runId} 200`,
+      `GET /repos/${REPO}/actions/runs/${runId} 200`,
     ]);
     expect(
       sim
         .audit()
         .filter((e) => e.verb.includes('cancel'))
         .map((e) => `${e.by}:${e.verb}:${e.status}`),
-    ).toEqual([
-      'runner-medic:cancel:202',
-      'runner-medic:force-cancel:202',
-      'runner-medic:cancel:409',
-      'runner-medic:force-cancel:409',
-    ]);
+    ).toEqual(['runner-medic:cancel:202', 'runner-medic:force-cancel:202']);
   });
 });

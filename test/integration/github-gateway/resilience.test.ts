@@ -94,21 +94,36 @@ describe('GithubGateway under 5xx, rate limits and network failures', () => {
     expect((await gateway.getRun(ref, runId))?.runId).toBe(runId);
   });
 
-  it('never retries a 409, a 403 or a 422: the simulator sees exactly one request each', async () => {
+  it('sends no cancel or re-run the run no longer wants, and never retries a 422', async () => {
     const finished = sim.triggerRun(REPO, 'ci').runId;
     sim.cancelRun(finished, { force: true });
     const from = sim.requests().length;
-    expect((await gateway.cancelRun(ref, finished)).result).toBe('conflict');
-    expect(served(sim, from)).toEqual([`POST /repos/${REPO}/actions/runs/${finished}/cancel 409`]);
+    expect((await gateway.cancelRun(ref, { runId: finished, runAttempt: 1 })).result).toBe(
+      'conflict',
+    );
+    expect(served(sim, from)).toEqual([`GET /repos/${REPO}/actions/runs/${finished} 200`]);
 
     const live = sim.triggerRun(REPO, 'ci');
     const runner = world.startRunner();
     const afterCancel = sim.requests().length;
-    expect((await gateway.rerunJob(ref, live.jobIds[0] ?? 0)).result).toBe('already-running');
+    expect(
+      (await gateway.rerunJob(ref, live.jobIds[0] ?? 0, { runId: live.runId, runAttempt: 1 }))
+        .result,
+    ).toBe('already-running');
     expect(
       (await gateway.deleteRunner({ org: 'acme' }, installationId, runner.runnerId)).result,
     ).toBe('busy');
-    expect(served(sim, afterCancel).map((line) => line.split(' ').at(-1))).toEqual(['403', '422']);
+    expect(
+      served(sim, afterCancel).map((line) =>
+        line
+          .split(' ')
+          .slice(0, 1)
+          .concat(line.split(' ').at(-1) ?? ''),
+      ),
+    ).toEqual([
+      ['GET', '200'],
+      ['DELETE', '422'],
+    ]);
   });
 
   it('fails with GithubRateLimitedError, without waiting, when a secondary limit’s retry-after exceeds the time left', async () => {
@@ -116,12 +131,13 @@ describe('GithubGateway under 5xx, rate limits and network failures', () => {
     for (const status of [403, 429] as const) {
       sim.addFault({ kind: 'secondary-rate-limit', status, retryAfterS: 42, times: 1 });
       const from = sim.requests().length;
-      const error = await rejection(gateway.cancelRun(ref, runId));
+      const error = await rejection(gateway.cancelRun(ref, { runId, runAttempt: 1 }));
       expect(error).toBeInstanceOf(GithubRateLimitedError);
       expect(error).toBeInstanceOf(GithubUnavailableError);
       expect(error).toMatchObject({ retryAfterMs: 42_000 });
       expect(String(error)).toContain('secondary rate limit');
-      expect(served(sim, from)).toEqual([`POST ${runPath()}/cancel ${status}`]);
+      // The attempt check before the cancel is the call that meets the limit; no POST follows.
+      expect(served(sim, from)).toEqual([`GET ${runPath()} ${status}`]);
     }
     expect(sim.audit().filter((e) => e.target.endsWith(`/runs/${runId}`))).toEqual([]);
   });
@@ -161,7 +177,7 @@ describe('GithubGateway under 5xx, rate limits and network failures', () => {
     expect(served(sim, from).map((line) => line.split(' ').at(-1))).toEqual(['403', '200']);
 
     sim.exhaustRateLimit(installationId);
-    const spent = await rejection(gateway.rerunFailedJobs(ref, runId));
+    const spent = await rejection(gateway.rerunFailedJobs(ref, { runId, runAttempt: 1 }));
     expect(spent).toBeInstanceOf(GithubRateLimitedError);
     expect(String(spent)).toContain(
       `API rate limit exceeded for installation ID ${installationId}`,
@@ -176,9 +192,11 @@ describe('GithubGateway under 5xx, rate limits and network failures', () => {
   it('spaces mutating calls by writeSpacingMs', async () => {
     const spaced = gatewayFor(sim, budget, { clock, writeSpacingMs: 120 });
     await spaced.getRun(ref, runId);
+    const runs = [sim.triggerRun(REPO, 'ci').runId, sim.triggerRun(REPO, 'ci').runId];
     const writesFrom = Date.now();
-    await spaced.rerunJob(ref, 2 ** 40);
-    await spaced.rerunJob(ref, 2 ** 40);
+    for (const id of runs) {
+      expect(await spaced.cancelRun(ref, { runId: id, runAttempt: 1 })).toEqual({ result: 'done' });
+    }
     expect(Date.now() - writesFrom).toBeGreaterThanOrEqual(115);
   });
 
@@ -208,7 +226,9 @@ describe('GithubGateway under 5xx, rate limits and network failures', () => {
         retryBaseMs: 1,
         log: quietLog,
       });
-      const error = await rejection(broken.rerunJob(ref, 2 ** 33));
+      const error = await rejection(
+        broken.rerunJob(ref, 2 ** 33, { runId: 2 ** 33, runAttempt: 1 }),
+      );
       expect(error).toBeInstanceOf(GithubUnavailableError);
       expect(error).not.toBeInstanceOf(GithubRequestError);
       // One token call per attempt: octokit would otherwise retry it inside each attempt (4 × 4).
