@@ -264,7 +264,30 @@ async function namespaceSlice(
     ...listing.pods.map((p) => p.metadata.name),
   ]);
   const runs = new Map<string, { repo: string; runId: number }>();
-  for (const name of names) {
+  // What the store holds about this namespace's runners, in one query; then the jobs of the
+  // runners that took one or look lost (an idle, healthy runner has no job to join).
+  const own = await deps.store.readNamespace(cluster, namespace, now);
+  itemsRead += own.itemsRead;
+  addFacts(facts, own.facts);
+  const stored = new Set(own.runners.map((r) => r.name));
+  const worthJoining = new Set<string>();
+  for (const er of listing.ephemeralRunners)
+    if (
+      er.job.workflowRunId !== null ||
+      er.job.jobId !== null ||
+      er.phase === 'Failed' ||
+      er.metadata.deletionTimestamp !== null ||
+      stored.has(er.metadata.name)
+    )
+      worthJoining.add(er.metadata.name);
+  for (const p of listing.pods)
+    if (p.phase === 'Failed' || p.phase === 'Succeeded' || p.metadata.deletionTimestamp !== null)
+      worthJoining.add(p.metadata.name);
+  const erNames = new Set(listing.ephemeralRunners.map((e) => e.metadata.name));
+  for (const p of listing.pods)
+    if (!erNames.has(p.metadata.name)) worthJoining.add(p.metadata.name);
+  for (const name of stored) worthJoining.add(name);
+  for (const name of worthJoining) {
     const read = await deps.store.readRunnerName(name, now);
     itemsRead += read.itemsRead;
     addFacts(facts, read.facts);

@@ -95,6 +95,8 @@ export interface FactsStore {
   /** Everything filed under a runner name: jobs it ran, its losses, warnings, cached ER job
    * fields, missing-pod records, its registration and the actions on it (all clusters). */
   readRunnerName(name: string, now: number): Promise<StoreRead>;
+  /** What the store holds about the runners of one namespace (losses, cached job fields, …). */
+  readNamespace(cluster: string, namespace: string, now: number): Promise<StoreRead>;
   /** Node signals of a node. */
   readNode(cluster: string, nodeName: string, now: number): Promise<StoreRead>;
   /** The node an EC2 instance is (cluster/node), with its signals; null when unknown. */

@@ -109,7 +109,7 @@ export class KubeClusterGateway implements ClusterGateway {
     const names = new Set(ephemeralRunners.map((er) => er.metadata.name));
     const pods =
       next === null && page.next === undefined
-        ? (await this.listRunners(namespace)).pods
+        ? await this.listRunnerPods(namespace)
         : (await Promise.all([...names].map((name) => this.getPod(namespace, name)))).filter(
             (p): p is Pod => p !== null,
           );
@@ -136,6 +136,20 @@ export class KubeClusterGateway implements ClusterGateway {
       if (found) return found;
     }
     return null;
+  }
+
+  /** The runner pods of one namespace (ARC's runner labels), all pages. */
+  private async listRunnerPods(namespace: string): Promise<Pod[]> {
+    const pods = await this.call('list runner pods', () =>
+      listAll(async (next) => {
+        const list = await this.core.listNamespacedPod(
+          { namespace, labelSelector: RUNNER_POD_SELECTOR, limit: this.pageSize, _continue: next },
+          this.opts(),
+        );
+        return pageOf({ items: list.items, metadata: list.metadata });
+      }),
+    );
+    return this.parseAll('Pod', pods, parsePod);
   }
 
   async getNode(name: string): Promise<Node | null> {

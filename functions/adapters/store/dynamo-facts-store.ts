@@ -70,6 +70,7 @@ const runnerPk = (cluster: string, namespace: string, name: string) =>
 const jobPk = (repo: string, jobId: number) => `JOB#${repo}#${jobId}`;
 const runKey = (repo: string, runId: number) => `RUN#${repo}#${runId}`;
 const nameKey = (name: string) => `RN#${name}`;
+const nsKey = (cluster: string, namespace: string) => `NS#${cluster}/${namespace}`;
 const breakerPk = (cluster: string, scaleSet: string | null) =>
   `BREAKER#${cluster}#${scaleSet ?? '*'}`;
 const ownerKey = (owner: RunnerRegistration['owner']) =>
@@ -102,6 +103,10 @@ export class DynamoFactsStore implements FactsStore {
 
   readRunnerName(name: string, now: number): Promise<StoreRead> {
     return this.query({ index: 'byRunnerName', key: nameKey(name) }, now);
+  }
+
+  readNamespace(cluster: string, namespace: string, now: number): Promise<StoreRead> {
+    return this.query({ index: 'byGroup', key: nsKey(cluster, namespace) }, now);
   }
 
   readNode(cluster: string, nodeName: string, now: number): Promise<StoreRead> {
@@ -243,6 +248,7 @@ export class DynamoFactsStore implements FactsStore {
     const sk = ['LOSS', loss.cause.kind, loss.podUid ?? ''].join('#');
     await this.put('loss', runnerPk(loss.cluster, loss.namespace, loss.runnerName), sk, loss, now, {
       rn: nameKey(loss.runnerName),
+      grp: nsKey(loss.cluster, loss.namespace),
     });
   }
 
@@ -270,7 +276,7 @@ export class DynamoFactsStore implements FactsStore {
       `WARN#${warning.kind}`,
       warning,
       now,
-      { rn: nameKey(warning.runnerName) },
+      { rn: nameKey(warning.runnerName), grp: nsKey(warning.cluster, warning.namespace) },
     );
   }
 
@@ -281,7 +287,7 @@ export class DynamoFactsStore implements FactsStore {
       'ERJOB',
       entry,
       now,
-      { rn: nameKey(entry.runnerName) },
+      { rn: nameKey(entry.runnerName), grp: nsKey(entry.cluster, entry.namespace) },
     );
   }
 
@@ -292,7 +298,7 @@ export class DynamoFactsStore implements FactsStore {
       'MISSING',
       pod,
       now,
-      { rn: nameKey(pod.name) },
+      { rn: nameKey(pod.name), grp: nsKey(pod.cluster, pod.namespace) },
     );
   }
 
