@@ -12,8 +12,8 @@ export interface BusEntry {
 /** What the scenario runner needs of one simulated cluster. */
 export interface ClusterTwin {
   readonly name: string;
-  /** A kubeconfig for the API server, authenticating as `actor`. */
-  kubeconfig(actor: 'runner-medic' | 'user'): string;
+  /** A kubeconfig for the API server, authenticating as `actor` (`admin`: system:masters). */
+  kubeconfig(actor: 'runner-medic' | 'user' | 'admin'): string;
   audit(): AuditEntry[];
   /** Events exported to the bus (already thinned by the scenario's event drop rate). */
   onBusEntry(listener: (entry: BusEntry) => void): void;

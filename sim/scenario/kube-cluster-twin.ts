@@ -1,3 +1,5 @@
+import type { ArcVersion } from '../kube/arc/arc-version.js';
+import { ARC_VERSIONS } from '../kube/arc/arc-version.js';
 import { SimCluster } from '../kube/cluster.js';
 import { Rng } from '../rng.js';
 import type { Pod } from '../kube/types.js';
@@ -5,6 +7,7 @@ import type { BusEntry, ClusterTwin } from './cluster-twin.js';
 import type { AppliedFault } from './outcome.js';
 import type { CreateClusterInput } from './run-scenario.js';
 import type { PodTarget, ScenarioFault } from './scenario-schema.js';
+import { ScenarioError } from './scenario-schema.js';
 
 const RUNNER_LABEL = 'actions-ephemeral-runner';
 const SCALE_SET_LABEL = 'actions.github.com/scale-set-name';
@@ -17,7 +20,8 @@ export async function createKubeClusterTwin(input: CreateClusterInput): Promise<
   const { spec, clock, github } = input;
   const cluster = new SimCluster({
     name: spec.name,
-    arcVersion: spec.arcVersion,
+    arcVersion: modelledArcVersion(spec.name, spec.arcVersion),
+    rbac: spec.rbac !== undefined,
     seed: `${String(input.seed)}:${spec.name}`,
     clock,
     actionsService: github.actions,
@@ -30,7 +34,13 @@ export async function createKubeClusterTwin(input: CreateClusterInput): Promise<
       instanceId: node.instanceId,
       zone: node.zone,
       capacityType: node.capacityType,
+      karpenter: node.karpenter,
     });
+  }
+  const runnerNamespaces = [...new Set(spec.scaleSets.map((set) => set.namespace))];
+  for (const file of spec.rbac?.manifests ?? []) {
+    // Namespaced grants (Role, RoleBinding) once per runner namespace, as `kubectl apply -n`.
+    cluster.applyManifestFile(file, { namespaces: runnerNamespaces });
   }
   for (const set of spec.scaleSets) {
     cluster.addScaleSet({
@@ -40,7 +50,26 @@ export async function createKubeClusterTwin(input: CreateClusterInput): Promise<
       maxRunners: set.maxRunners,
       githubConfigUrl: `https://github.com/${set.owner}`,
       ...(set.doNotDisrupt ? { podAnnotations: { 'karpenter.sh/do-not-disrupt': 'true' } } : {}),
+      onSigterm: set.onSigterm,
+      ...(set.gracefulStopTimeoutSeconds !== undefined
+        ? { gracefulStopTimeoutSeconds: set.gracefulStopTimeoutSeconds }
+        : {}),
+      ...(set.terminationGracePeriodSeconds !== undefined
+        ? { terminationGracePeriodSeconds: set.terminationGracePeriodSeconds }
+        : {}),
+      ...(set.node !== undefined ? { nodeSelector: { 'kubernetes.io/hostname': set.node } } : {}),
+      ...(set.runnerVersion !== undefined ? { runnerVersion: set.runnerVersion } : {}),
     });
+  }
+  const deprecation = input.runnerDeprecation;
+  if (deprecation) {
+    clock.at(
+      Math.max(deprecation.runtimeAt, clock.now()),
+      `runner floor ${deprecation.below}`,
+      () => {
+        cluster.kubelets.minimumRunnerVersion = deprecation.below;
+      },
+    );
   }
   for (const pod of spec.otherPods) placeOtherPod(cluster, pod);
   await cluster.start();
@@ -89,7 +118,9 @@ async function applyFault(
   switch (fault.kind) {
     case 'evict-pod':
     case 'admission-reject':
-    case 'oom-kill': {
+    case 'oom-kill':
+    case 'terminate-pod':
+    case 'kill-pod': {
       const pod = await waitForPod(cluster, input, fault.target);
       if (!pod) return { ...base, at: clock.now(), namespace: null, scaleSet: null, pods: [] };
       const ns = pod.metadata.namespace ?? '';
@@ -102,6 +133,13 @@ async function applyFault(
         );
       } else if (fault.kind === 'admission-reject')
         cluster.faults.admissionReject(ns, name, 'DiskPressure');
+      else if (fault.kind === 'terminate-pod')
+        cluster.faults.terminatePod(ns, name, {
+          ...(fault.gracePeriodSeconds !== undefined
+            ? { gracePeriodSeconds: fault.gracePeriodSeconds }
+            : {}),
+        });
+      else if (fault.kind === 'kill-pod') cluster.faults.killPod(ns, name);
       else cluster.faults.oomKill(ns, name);
       return {
         ...base,
@@ -132,6 +170,8 @@ async function applyFault(
       } else if (fault.kind === 'disrupt-node') cluster.faults.karpenterDisrupt(node, fault.reason);
       else if (fault.kind === 'spot-interruption') cluster.faults.spotInterruption(node);
       else if (fault.kind === 'delete-node') cluster.faults.deleteNode(node);
+      else if (fault.kind === 'node-not-ready')
+        cluster.faults.nodeNotReady(node, { runners: fault.runners });
       else cluster.faults.gracefulNodeShutdown(node);
       return applied;
     }
@@ -204,4 +244,12 @@ function runnerPodsOn(cluster: SimCluster, node: string): Pod[] {
 
 function isRunner(pod: Pod): boolean {
   return pod.metadata.labels?.[RUNNER_LABEL] === 'True';
+}
+
+/** The ARC version as sim/kube names it; a clear error when the twin does not model it (yet). */
+function modelledArcVersion(cluster: string, version: string): ArcVersion {
+  const modelled = ARC_VERSIONS.find((v) => v === version);
+  if (!modelled)
+    throw new ScenarioError(cluster, [`arcVersion: sim/kube does not model ARC ${version}`]);
+  return modelled;
 }

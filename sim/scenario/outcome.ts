@@ -15,7 +15,21 @@ export interface ScenarioOutcome {
   errors: string[];
   /** Mutating calls per API made by runner-medic. */
   medicCalls: { kubernetes: number; github: number };
+  /** runner-medic's mutating calls per verb (`delete`, `rerun-failed-jobs`, …). */
+  medicCallsByVerb: Record<string, number>;
+  /** runner-medic's audit events (detail-type `Remediation`), in order. */
+  auditEvents: AuditEventOutcome[];
+  /** The ARC version each cluster models. */
+  arcVersions: Record<string, string>;
   simulatedSeconds: number;
+}
+
+export interface AuditEventOutcome {
+  at: number;
+  kind: string;
+  rule: string | null;
+  outcome: string | null;
+  namespace: string | null;
 }
 
 export interface JobOutcome {
@@ -136,10 +150,24 @@ export function buildOutcome(input: OutcomeInput): ScenarioOutcome {
     ...duplicateEffects(medicKube, medicGithub),
   ];
   const medicActions = actions.filter((a) => a.by === 'runner-medic');
+  const auditEvents = input.remediations.map(({ at, detail }) => ({
+    at: (at - start) / 1000,
+    kind: String(detail.action ?? ''),
+    rule: typeof detail.rule === 'string' ? detail.rule : null,
+    outcome: typeof detail.outcome === 'string' ? detail.outcome : null,
+    namespace: typeof detail.namespace === 'string' ? detail.namespace : null,
+  }));
+  const medicCallsByVerb: Record<string, number> = {};
+  for (const a of medicActions) medicCallsByVerb[a.verb] = (medicCallsByVerb[a.verb] ?? 0) + 1;
   const expectation = input.remediation
     ? input.scenario.expect.remediation
     : input.scenario.expect.baseline;
-  const failedExpectations = checkExpectation(expectation, jobs, medicActions);
+  const failedExpectations = [
+    ...checkExpectation(expectation, jobs, medicActions),
+    ...checkCalls(expectation, medicCallsByVerb),
+    ...checkAuditEvents(expectation, auditEvents),
+    ...checkNamespaces(expectation, medicKube),
+  ];
   return {
     scenario: input.scenario.name,
     remediation: input.remediation,
@@ -150,6 +178,9 @@ export function buildOutcome(input: OutcomeInput): ScenarioOutcome {
     failedExpectations,
     errors: input.errors,
     medicCalls: { kubernetes: medicKube.length, github: medicGithub.length },
+    medicCallsByVerb,
+    auditEvents,
+    arcVersions: Object.fromEntries(input.scenario.clusters.map((c) => [c.name, c.arcVersion])),
     simulatedSeconds: (input.end - start) / 1000,
   };
 }
@@ -330,26 +361,49 @@ function checkExpectation(
 ): string[] {
   const out: string[] = [];
   for (const want of expect.jobs) {
-    const matching = jobs.filter((j) => j.name === want.name);
-    if (matching.length === 0) out.push(`job ${want.name}: not found`);
+    const matching = jobs.filter(
+      (j) => j.name === want.name && (want.run === undefined || j.run === want.run),
+    );
+    const label =
+      want.run === undefined ? `job ${want.name}` : `job ${want.name} of run ${want.run}`;
+    if (matching.length === 0) out.push(`${label}: not found`);
     for (const job of matching) {
+      if (want.lost !== undefined && (job.lostAt !== null) !== want.lost) {
+        out.push(
+          `${label}: ${job.lostAt === null ? 'not lost' : 'lost'}, expected ${want.lost ? 'lost' : 'not lost'}`,
+        );
+      }
+      if (want.recovered !== undefined && (job.recoveredAt !== null) !== want.recovered) {
+        out.push(
+          `${label}: ${job.recoveredAt === null ? 'not recovered' : 'recovered'}, expected ${want.recovered ? 'recovered' : 'not recovered'}`,
+        );
+      }
+      if (want.maxActionSeconds !== undefined) {
+        const took =
+          job.actionAt !== null && job.lostAt !== null ? job.actionAt - job.lostAt : null;
+        if (took === null || took > want.maxActionSeconds) {
+          out.push(
+            `${label}: first action ${took ?? 'never'} s after the loss, expected at most ${want.maxActionSeconds} s`,
+          );
+        }
+      }
       if (want.status !== undefined && job.status !== want.status) {
-        out.push(`job ${want.name}: status ${job.status}, expected ${want.status}`);
+        out.push(`${label}: status ${job.status}, expected ${want.status}`);
       }
       if (want.conclusion !== undefined && job.conclusion !== want.conclusion) {
         out.push(
-          `job ${want.name}: conclusion ${String(job.conclusion)}, expected ${String(want.conclusion)}`,
+          `${label}: conclusion ${String(job.conclusion)}, expected ${String(want.conclusion)}`,
         );
       }
       if (want.attempts !== undefined && job.attempts !== want.attempts) {
-        out.push(`job ${want.name}: ${job.attempts} attempts, expected ${want.attempts}`);
+        out.push(`${label}: ${job.attempts} attempts, expected ${want.attempts}`);
       }
       if (want.maxRecoverySeconds !== undefined) {
         const took =
           job.recoveredAt !== null && job.lostAt !== null ? job.recoveredAt - job.lostAt : null;
         if (took === null || took > want.maxRecoverySeconds) {
           out.push(
-            `job ${want.name}: recovered in ${took ?? 'never'} s, expected at most ${want.maxRecoverySeconds} s`,
+            `${label}: recovered in ${took ?? 'never'} s, expected at most ${want.maxRecoverySeconds} s`,
           );
         }
       }
@@ -364,4 +418,41 @@ function checkExpectation(
     if (!medic.some((a) => a.verb === verb)) out.push(`no runner-medic action ${verb}`);
   }
   return out;
+}
+
+function checkCalls(expect: Expectation, byVerb: Record<string, number>): string[] {
+  return Object.entries(expect.calls)
+    .filter(([verb, count]) => (byVerb[verb] ?? 0) !== count)
+    .map(
+      ([verb, count]) =>
+        `runner-medic made ${byVerb[verb] ?? 0} ${verb} calls, expected exactly ${count}`,
+    );
+}
+
+function checkAuditEvents(expect: Expectation, events: AuditEventOutcome[]): string[] {
+  const out: string[] = [];
+  for (const want of expect.auditEvents) {
+    const matching = events.filter(
+      (e) =>
+        e.kind === want.kind &&
+        (want.rule === undefined || e.rule === want.rule) &&
+        (want.outcome === undefined || e.outcome === want.outcome),
+    );
+    const what = [want.kind, want.rule, want.outcome].filter(Boolean).join(' ');
+    if (want.count !== undefined && matching.length !== want.count)
+      out.push(`${matching.length} audit events ${what}, expected exactly ${want.count}`);
+    else if (want.count === undefined && matching.length === 0) out.push(`no audit event ${what}`);
+  }
+  return out;
+}
+
+function checkNamespaces(expect: Expectation, kube: { cluster: string; e: KubeAudit }[]): string[] {
+  return expect.untouchedNamespaces.flatMap((ns) =>
+    kube
+      .filter(({ e }) => e.namespace === ns)
+      .map(
+        ({ cluster, e }) =>
+          `runner-medic ${e.verb} ${cluster}/${e.resource}/${ns}/${e.name ?? ''}, in a namespace it must not touch`,
+      ),
+  );
 }

@@ -17,6 +17,8 @@ export interface RunOptions {
   onTimeline?: (line: string) => void;
   /** Describes one of runner-medic's audit events for the timeline (the sandbox's story). */
   describeRemediation?: (detail: Record<string, unknown>) => string;
+  /** Called once the twins are up (before the first run starts), e.g. to print their addresses. */
+  onStarted?: (twins: { github: GitHubSim; clusters: ClusterTwin[] }) => void;
   /** Moves the clock to the end; by default at once. The sandbox paces it against real time. */
   drive?: (clock: SimClock, end: number) => Promise<void>;
   verbose?: boolean;
@@ -29,9 +31,12 @@ export interface CreateClusterInput {
   github: GitHubSim;
   eventDrop: number;
   kubeServerErrors: number;
+  /** Runner version enforcement: runners below `below` exit 0 from `runtimeAt` (sim ms) on. */
+  runnerDeprecation: { below: string; runtimeAt: number } | undefined;
 }
 
-const START = Date.parse('2026-03-02T09:00:00.000Z');
+/** Simulated time of a scenario's second 0. */
+export const START = Date.parse('2026-03-02T09:00:00.000Z');
 
 /** Plays one scenario on the simulated clock, with or without runner-medic, and judges it. */
 export async function runScenario(
@@ -43,9 +48,38 @@ export async function runScenario(
     options.onTimeline?.(`${((clock.now() - START) / 1000).toFixed(1).padStart(8)}s  ${text}`);
   const policy = scenarioPolicy(scenario);
 
+  const at = (secondsFromStart: number) => START + secondsFromStart * 1000;
+  const knobs = scenario.github;
   const github = new GitHubSim({
     clock,
     seed: scenario.seed,
+    timing: {
+      lockTtlMs: knobs.lockTtlSeconds * 1000,
+      gracefulStopConcludeMs: knobs.gracefulStopConcludeSeconds * 1000,
+      forceCancelConcludeMs: knobs.forceCancelConcludeSeconds * 1000,
+    },
+    behaviour: {
+      alreadyRunningAfterCompletionMs: knobs.alreadyRunningAfterCompletionSeconds * 1000,
+      cancelFailures: knobs.cancelFailures.map((f) => ({
+        verb: f.verb,
+        status: f.status,
+        ...(f.fromSeconds !== undefined ? { from: at(f.fromSeconds) } : {}),
+        ...(f.untilSeconds !== undefined ? { until: at(f.untilSeconds) } : {}),
+        ...(f.times !== undefined ? { times: f.times } : {}),
+      })),
+    },
+    ...(knobs.runnerDeprecation
+      ? {
+          runnerDeprecation: {
+            below: knobs.runnerDeprecation.below,
+            runtimeDeprecatesAt: at(knobs.runnerDeprecation.runtimeAtSeconds),
+            registrationDeprecatesAt:
+              knobs.runnerDeprecation.registrationAtSeconds === null
+                ? null
+                : at(knobs.runnerDeprecation.registrationAtSeconds),
+          },
+        }
+      : {}),
     knobs: {
       drop: scenario.rates.webhookDrop,
       duplicate: scenario.rates.webhookDuplicate,
@@ -112,6 +146,10 @@ export async function runScenario(
           github,
           eventDrop: scenario.rates.eventDrop,
           kubeServerErrors: scenario.rates.kubeServerErrors,
+          runnerDeprecation: knobs.runnerDeprecation && {
+            below: knobs.runnerDeprecation.below,
+            runtimeAt: at(knobs.runnerDeprecation.runtimeAtSeconds),
+          },
         }),
       );
     }
@@ -139,6 +177,7 @@ export async function runScenario(
       for (const cluster of clusters) cluster.onBusEntry((entry) => medic?.putClusterEvent(entry));
     }
 
+    options.onStarted?.({ github, clusters });
     for (const run of scenario.runs) {
       clock.at(START + run.at * 1000, `run ${run.workflow}`, () => {
         const { runId } = github.triggerRun(run.repo, run.workflow);

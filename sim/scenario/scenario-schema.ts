@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import type { ArcVersion } from '../kube/arc/arc-version.js';
 
 const name = z
   .string()
@@ -14,6 +15,12 @@ const nodeSchema = z.strictObject({
   instanceId: z.string().regex(/^i-[0-9a-f]+$/),
   zone: z.string().default('eu-west-1a'),
   capacityType: z.enum(['spot', 'on-demand']).default('on-demand'),
+  /**
+   * Managed by Karpenter (`karpenter.sh/nodepool`): Karpenter drains it on a spot warning and
+   * deletes it. `false` with `capacityType: spot` is a spot node nobody drains: the instance is
+   * reclaimed under its pods 2 minutes after the warning.
+   */
+  karpenter: z.boolean().default(true),
 });
 
 const scaleSetSchema = z.strictObject({
@@ -25,11 +32,37 @@ const scaleSetSchema = z.strictObject({
   maxRunners: z.number().int().positive().default(10),
   /** `karpenter.sh/do-not-disrupt: "true"` on the runner pod template. */
   doNotDisrupt: z.boolean().default(false),
+  /**
+   * What the runner does with SIGTERM: `default` (actions/runner fails its job at once),
+   * `graceful-stop` (waits up to `gracefulStopTimeoutSeconds` for its job), `none` (the signal
+   * never reaches it: SIGKILL at the end of the grace period).
+   */
+  onSigterm: z.enum(['default', 'graceful-stop', 'none']).default('default'),
+  /** `graceful-stop` only: RUNNER_GRACEFUL_STOP_TIMEOUT. */
+  gracefulStopTimeoutSeconds: seconds.optional(),
+  /** The runner pod's `terminationGracePeriodSeconds` (Kubernetes' default: 30). */
+  terminationGracePeriodSeconds: z.number().int().nonnegative().optional(),
+  /** Pins every runner of this scale set to one node (`nodeSelector: kubernetes.io/hostname`). */
+  node: name.optional(),
+  /** The runner image's version tag, e.g. `2.328.0` (see `github.runnerDeprecation`). */
+  runnerVersion: z
+    .string()
+    .regex(/^\d+\.\d+\.\d+$/, 'a runner version such as 2.329.0')
+    .optional(),
 });
+
+/** The ARC versions the cluster twin models; every scenario says which one it runs. */
+export const ARC_VERSIONS = ['0.9', '0.13', '0.15'] as const satisfies readonly ArcVersion[];
 
 const clusterSchema = z.strictObject({
   name,
-  arcVersion: z.enum(['0.9', '0.13']),
+  /** '0.9' (0.2.0–0.11.0), '0.13' (0.13.1, 0.14.x), '0.15' (0.15.0/0.15.1). */
+  arcVersion: z.enum(ARC_VERSIONS),
+  /**
+   * Enforce RBAC on the API server and load these manifests (paths from the repository root), e.g.
+   * `infra/kubernetes/rbac.yaml`: runner-medic then gets exactly what they grant.
+   */
+  rbac: z.strictObject({ manifests: z.array(z.string().min(1)).min(1) }).optional(),
   nodes: z.array(nodeSchema).min(1),
   scaleSets: z.array(scaleSetSchema).min(1),
   /** Karpenter launches a node when pods cannot be scheduled (after its launch time). */
@@ -96,6 +129,19 @@ const faultSchema = z.discriminatedUnion('kind', [
     target: podTarget,
   }),
   z.strictObject({ kind: z.literal('oom-kill'), at: seconds, cluster: name, target: podTarget }),
+  /**
+   * A graceful stop of one pod: deleted through the API with a grace period, so the kubelet sends
+   * SIGTERM and SIGKILLs only when the grace period ends (default: the pod's own).
+   */
+  z.strictObject({
+    kind: z.literal('terminate-pod'),
+    at: seconds,
+    cluster: name,
+    target: podTarget,
+    gracePeriodSeconds: z.number().int().nonnegative().optional(),
+  }),
+  /** A hard kill of one pod's runner: SIGKILL, no chance to tell GitHub (exit 137). */
+  z.strictObject({ kind: z.literal('kill-pod'), at: seconds, cluster: name, target: podTarget }),
   z.strictObject({
     kind: z.literal('disrupt-node'),
     at: seconds,
@@ -111,6 +157,17 @@ const faultSchema = z.discriminatedUnion('kind', [
   }),
   z.strictObject({ kind: z.literal('delete-node'), at: seconds, cluster: name, ...nodeTarget }),
   z.strictObject({ kind: z.literal('shutdown-node'), at: seconds, cluster: name, ...nodeTarget }),
+  /**
+   * The kubelet stops reporting: the node goes NotReady/Unknown while its pods still read Running.
+   * Its runners keep running their jobs, unless `runners: lose-network` (then they are lost).
+   */
+  z.strictObject({
+    kind: z.literal('node-not-ready'),
+    at: seconds,
+    cluster: name,
+    ...nodeTarget,
+    runners: z.enum(['keep-running', 'lose-network']).default('keep-running'),
+  }),
   z.strictObject({
     kind: z.literal('node-pressure'),
     at: seconds,
@@ -124,12 +181,32 @@ const faultSchema = z.discriminatedUnion('kind', [
 
 const expectedJob = z.strictObject({
   name: z.string().min(1),
+  /** Which run (index into `runs`); default every run with a job of that name. */
+  run: z.number().int().nonnegative().optional(),
   status: z.enum(['queued', 'in_progress', 'completed', 'waiting']).optional(),
   conclusion: z.enum(['success', 'failure', 'cancelled', 'skipped']).nullable().optional(),
   /** Attempts of the run when it ended. */
   attempts: z.number().int().positive().optional(),
   /** Simulated seconds from the loss to recovery, at most. */
   maxRecoverySeconds: seconds.optional(),
+  /** Simulated seconds from the loss to runner-medic's first action on it, at most. */
+  maxActionSeconds: seconds.optional(),
+  /** Whether the job is lost at all (a runner it ran on stopped abnormally). */
+  lost: z.boolean().optional(),
+  /** Whether it recovered (ran again on a healthy runner, or a re-run was accepted). */
+  recovered: z.boolean().optional(),
+});
+
+/** A runner-medic audit event (detail-type `Remediation`) that must appear. */
+const expectedAuditEvent = z.strictObject({
+  /** The action kind, e.g. `rerun-failed-jobs`, `delete-ephemeral-runner`, `report-starvation`. */
+  kind: z.string().min(1),
+  rule: z.string().min(1).optional(),
+  outcome: z
+    .enum(['claimed', 'succeeded', 'retry-later', 'gave-up', 'failed', 'dry-run'])
+    .optional(),
+  /** Exactly this many matching events (default: at least one). */
+  count: z.number().int().nonnegative().optional(),
 });
 
 const expectationSchema = z.strictObject({
@@ -138,6 +215,47 @@ const expectationSchema = z.strictObject({
   maxActions: z.number().int().nonnegative().optional(),
   /** Each verb given must appear among runner-medic's actions at least once. */
   actionVerbs: z.array(z.string()).default([]),
+  /** Exactly this many runner-medic mutating calls per verb (`delete`, `rerun-failed-jobs`, …). */
+  calls: z.record(z.string(), z.number().int().nonnegative()).default({}),
+  /** runner-medic's audit events that must (or, with `count: 0`, must not) appear. */
+  auditEvents: z.array(expectedAuditEvent).default([]),
+  /** Namespaces no runner-medic Kubernetes call may touch. */
+  untouchedNamespaces: z.array(name).default([]),
+});
+
+const seconds_or_null = seconds.nullable();
+
+/** GitHub's behaviour beyond the plain rules (sim/github; every default keeps today's scenarios). */
+const githubSchema = z.strictObject({
+  /** The lost-runner job lock, from the last renewal (GAG measured 9m36s–9m45s). */
+  lockTtlSeconds: z.number().positive().default(576),
+  /** A SIGTERMed busy runner's job concludes this long after (GAG measured 15–26 s). */
+  gracefulStopConcludeSeconds: seconds.default(0),
+  /** A force-cancelled job on a dead runner concludes this long after (GAG: about 1 s). */
+  forceCancelConcludeSeconds: seconds.default(1),
+  /** `403 already running` persists this long after the run completed (GAG: ~20 paced calls). */
+  alreadyRunningAfterCompletionSeconds: seconds.default(0),
+  /** Cancels refused as real GitHub sometimes refuses them. */
+  cancelFailures: z
+    .array(
+      z.strictObject({
+        verb: z.enum(['cancel', 'force-cancel']),
+        /** 500 `Failed to cancel workflow run`; 409 `Cannot cancel a workflow re-run that has not yet queued.` */
+        status: z.union([z.literal(500), z.literal(409)]),
+        fromSeconds: seconds.optional(),
+        untilSeconds: seconds.optional(),
+        times: z.number().int().positive().optional(),
+      }),
+    )
+    .default([]),
+  /** Runner version enforcement: runners below `below` get no jobs from `runtimeAtSeconds` on. */
+  runnerDeprecation: z
+    .strictObject({
+      below: z.string().regex(/^\d+\.\d+\.\d+$/, 'a runner version such as 2.329.0'),
+      runtimeAtSeconds: seconds.default(0),
+      registrationAtSeconds: seconds_or_null.default(null),
+    })
+    .optional(),
 });
 
 export const scenarioSchema = z.strictObject({
@@ -150,6 +268,7 @@ export const scenarioSchema = z.strictObject({
   repos: z.array(repoSchema).min(1),
   runs: z.array(z.strictObject({ at: seconds, repo: z.string(), workflow: z.string() })).min(1),
   faults: z.array(faultSchema).default([]),
+  github: githubSchema.prefault({}),
   rates: z
     .strictObject({
       webhookDrop: probability.default(0),
@@ -184,6 +303,7 @@ export type Scenario = z.output<typeof scenarioSchema>;
 export type ScenarioFault = Scenario['faults'][number];
 export type PodTarget = z.output<typeof podTarget>;
 export type Expectation = z.output<typeof expectationSchema>;
+export type ScenarioGitHub = Scenario['github'];
 
 export class ScenarioError extends Error {
   readonly problems: string[];
@@ -220,6 +340,7 @@ export async function loadScenario(file: string): Promise<Scenario> {
 }
 
 const NODE_FAULTS = new Set([
+  'node-not-ready',
   'disrupt-node',
   'spot-interruption',
   'delete-node',
@@ -245,6 +366,24 @@ function crossCheck(s: Scenario): string[] {
     }
     return undefined;
   });
+  s.clusters.forEach((c, i) =>
+    c.scaleSets.forEach((set, j) => {
+      if (set.node !== undefined && !c.nodes.some((n) => n.name === set.node))
+        problems.push(
+          `clusters.${i}.scaleSets.${j}.node: no node ${set.node} in cluster ${c.name}`,
+        );
+      if (set.gracefulStopTimeoutSeconds !== undefined && set.onSigterm !== 'graceful-stop')
+        problems.push(
+          `clusters.${i}.scaleSets.${j}.gracefulStopTimeoutSeconds: only with onSigterm: graceful-stop`,
+        );
+    }),
+  );
+  (['baseline', 'remediation'] as const).forEach((which) =>
+    s.expect[which].jobs.forEach((job, i) => {
+      if (job.run !== undefined && job.run >= s.runs.length)
+        problems.push(`expect.${which}.jobs.${i}.run: no run ${job.run} (${s.runs.length} runs)`);
+    }),
+  );
   s.runs.forEach((r, i) => {
     const repo = s.repos.find((x) => x.name === r.repo);
     if (!repo) problems.push(`runs.${i}.repo: no repo ${r.repo}`);
