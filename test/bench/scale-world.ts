@@ -314,6 +314,26 @@ export class ScaleWorld {
     };
   }
 
+  /** ARC gave up on runner `r`'s pod: its EphemeralRunner is Failed (rule 1 frees the slot). */
+  failRunner(r: number): void {
+    const at = this.layout[r] as { cluster: number; ns: number; i: number };
+    const kube = this.kubes[at.cluster] as ApiServer;
+    kube.api.modify(
+      'arc',
+      'ephemeralrunners',
+      namespaceName(at.ns),
+      runnerName(at.ns, at.i),
+      (o) =>
+        void (o.status = {
+          phase: 'Failed',
+          reason: 'TooManyPodFailures',
+          message: 'Pod has failed to start more than 5 times',
+          ready: false,
+        }),
+      { subresource: 'status' },
+    );
+  }
+
   /** The stored job of runner `r`, completed (successfully: a typical webhook). */
   completedJob(r: number): JobRecord {
     const at = this.layout[r] as { ns: number; i: number };
