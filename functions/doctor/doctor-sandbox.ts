@@ -39,7 +39,8 @@ const rbacFile = (name: string) =>
 async function startReceiver(): Promise<{ url: string; server: Server }> {
   const server = createServer((request, response) => {
     request.resume();
-    request.on('end', () => response.writeHead(202).end());
+    // No keep-alive: a reused socket the server has just closed would fail a delivery.
+    request.on('end', () => response.writeHead(202, { connection: 'close' }).end());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
