@@ -1,4 +1,4 @@
-import type { ObjectMeta, OwnerReference } from './cluster-facts.js';
+import type { EphemeralRunner, ObjectMeta, OwnerReference, Pod } from './cluster-facts.js';
 
 export const ARC_RUNNER_LABEL = 'actions-ephemeral-runner';
 export const COMPONENT_LABEL = 'app.kubernetes.io/component';
@@ -9,12 +9,14 @@ export const ARC_API_GROUP = 'actions.github.com';
 
 type Labelled = Pick<ObjectMeta, 'labels' | 'ownerReferences'>;
 
+/** The object's controller, when it is an ARC object of this kind (ARC sets `controller: true`). */
 const ownedBy = (refs: OwnerReference[], kind: string): OwnerReference | undefined =>
-  refs.find((r) => r.kind === kind && r.apiVersion.startsWith(`${ARC_API_GROUP}/`));
+  refs.find((r) => r.controller && r.kind === kind && r.apiVersion.startsWith(`${ARC_API_GROUP}/`));
 
 /**
- * A runner pod that runner-medic may ever act on: ARC's three runner labels AND an
- * ownerReference to an EphemeralRunner of the same name. Anything else is never a target.
+ * The shape of a runner pod: ARC's three runner labels AND a controller ownerReference to an
+ * EphemeralRunner of the same name. Necessary, never sufficient: anyone can create such a pod in
+ * any namespace. `isArcRunnerPod` proves it against the live EphemeralRunner.
  */
 export function isRunnerPod(meta: Labelled & { name: string }): boolean {
   const l = meta.labels;
@@ -35,6 +37,52 @@ export function isArcOwned(meta: Labelled): boolean {
     Boolean(meta.labels[SCALE_SET_NAME_LABEL]) &&
     ownedBy(meta.ownerReferences, 'EphemeralRunnerSet') !== undefined
   );
+}
+
+/**
+ * A pod is ARC's runner only when its controller ownerReference names the live EphemeralRunner
+ * `er` by uid, in the same cluster and namespace, and that EphemeralRunner is itself ARC's (its
+ * controller is an EphemeralRunnerSet) for the same scale set. ARC sets these references with
+ * controllerutil.SetControllerReference (controllers/actions.github.com/ephemeralrunner_controller.go).
+ */
+export function isArcRunnerPod(
+  pod: Pick<Pod, 'cluster' | 'metadata'>,
+  er: EphemeralRunner,
+): boolean {
+  const owner = ownedBy(pod.metadata.ownerReferences, 'EphemeralRunner');
+  return (
+    isRunnerPod(pod.metadata) &&
+    owner !== undefined &&
+    owner.uid !== '' &&
+    owner.uid === er.metadata.uid &&
+    pod.cluster === er.cluster &&
+    pod.metadata.namespace === er.metadata.namespace &&
+    pod.metadata.name === er.metadata.name &&
+    isArcOwned(er.metadata) &&
+    scaleSetOf(pod.metadata) === scaleSetOf(er.metadata)
+  );
+}
+
+/**
+ * Whether what runner-medic sees of a runner proves it ARC's: its EphemeralRunner, when present,
+ * is ARC's; its pod, when present, is controlled by that very EphemeralRunner. A pod without its
+ * EphemeralRunner proves nothing (a look-alike in another namespace has none).
+ */
+export function isProvenArcRunner(v: { pod: Pod | null; er: EphemeralRunner | null }): boolean {
+  if (v.er && !isArcOwned(v.er.metadata)) return false;
+  if (!v.pod) return true;
+  return v.er !== null && isArcRunnerPod(v.pod, v.er);
+}
+
+/**
+ * Whether what runner-medic sees contradicts an ARC runner: an EphemeralRunner that is not ARC's,
+ * or a pod that its namesake EphemeralRunner does not control. Weaker than proof: a pod whose
+ * EphemeralRunner was not read is not contradicted (for a re-run, GitHub's own annotation is the
+ * evidence of the loss).
+ */
+export function contradictsArcRunner(v: { pod: Pod | null; er: EphemeralRunner | null }): boolean {
+  if (v.er && !isArcOwned(v.er.metadata)) return true;
+  return v.pod !== null && v.er !== null && !isArcRunnerPod(v.pod, v.er);
 }
 
 export const scaleSetOf = (meta: Pick<ObjectMeta, 'labels'>): string | null =>

@@ -3,6 +3,7 @@ import type { RunnerView } from '../correlate.js';
 import { idempotencyKey } from '../idempotency-key.js';
 import { describeCause } from '../loss.js';
 import type { RuleName } from '../policy.js';
+import { isProvenArcRunner } from '../runner-guard.js';
 import { graceStart } from './grace.js';
 import { REGISTRATION_RETRY, retryState } from './retry.js';
 import {
@@ -136,6 +137,8 @@ export function freeSlot(
       });
     return false;
   }
+  // Asking for the EphemeralRunner is harmless; acting needs the pod proven to be its.
+  if (!isProvenArcRunner(v)) return false;
   if (er.metadata.deletionTimestamp !== null) {
     forceDeleteDeadPod(ctx, v, rule);
     stuckDeletion(ctx, v, rule);

@@ -1,6 +1,7 @@
 import { runnerOfJob } from '../correlate.js';
 import { idempotencyKey } from '../idempotency-key.js';
 import { describeCause } from '../loss.js';
+import { isProvenArcRunner } from '../runner-guard.js';
 import { graceStart } from './grace.js';
 import { effectiveFor, propose, runnerScope, wake, type RuleContext } from './context.js';
 
@@ -13,7 +14,7 @@ export function hungJob(ctx: RuleContext): void {
   for (const j of ctx.facts.jobs) {
     if (j.job.status !== 'in_progress') continue;
     const v = runnerOfJob(ctx.c, j);
-    if (!v?.arcOwned || !v.loss) continue;
+    if (!v?.arcOwned || !isProvenArcRunner(v) || !v.loss) continue;
     const repo = j.repository.fullName;
     const scope = runnerScope(v, repo, j.job.htmlUrl);
     const rules = effectiveFor(ctx, scope).rules.hungJob;

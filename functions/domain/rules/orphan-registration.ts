@@ -1,31 +1,32 @@
-import { runnerSetPrefix, type RunnerView } from '../correlate.js';
+import type { ErJobCacheEntry, RunnerRegistration } from '../facts.js';
 import { idempotencyKey } from '../idempotency-key.js';
 import { effectiveFor, propose, runnerScope, wake, type RuleContext } from './context.js';
 import { REGISTRATION_RETRY, retryState } from './retry.js';
 
 /**
- * Rule 5: a GitHub runner registration offline past `graceSeconds`, named like a runner of an
- * EphemeralRunnerSet we know, with no EphemeralRunner in a listing taken since it went offline
- * ⇒ delete it. `422 still running a job` is retried later.
+ * Rule 5: a GitHub runner registration offline past `graceSeconds` that was provably ARC's (an
+ * EphemeralRunner of ARC seen earlier carried this registration's runner id and name, and the
+ * registration wears that runner's scale-set label), with no EphemeralRunner left in a listing
+ * taken since it went offline ⇒ delete it. A name alone proves nothing: an org's own VM runner may
+ * be named like a scale set's runners. `422 still running a job` is retried later.
  */
 export function orphanRegistration(ctx: RuleContext): void {
-  const homes = new Map<string, RunnerView[]>();
-  for (const v of ctx.c.runners) {
-    const p = runnerSetPrefix(v.name);
-    if (p && v.arcOwned && (v.pod || v.er)) homes.set(p, [...(homes.get(p) ?? []), v]);
-  }
   const erNames = new Set(ctx.facts.ephemeralRunners.map((er) => er.metadata.name));
   for (const reg of ctx.facts.registrations) {
     if (reg.status !== 'offline' || reg.offlineSince === null || erNames.has(reg.name)) continue;
-    const prefix = runnerSetPrefix(reg.name);
-    const home = prefix ? homes.get(prefix) : undefined;
-    const first = home?.[0];
-    if (!home || !first) continue;
+    const former = formerArcRunner(ctx, reg);
+    if (!former) continue;
+    const first = ctx.c.runners.find(
+      (v) =>
+        v.cluster === former.cluster &&
+        v.namespace === former.namespace &&
+        v.name === former.runnerName,
+    );
+    if (!first?.arcOwned) continue;
     const offlineSince = reg.offlineSince;
-    const listedSince = home.every((h) =>
-      ctx.facts.listings.some(
-        (l) => l.cluster === h.cluster && l.namespace === h.namespace && l.at >= offlineSince,
-      ),
+    const listedSince = ctx.facts.listings.some(
+      (l) =>
+        l.cluster === former.cluster && l.namespace === former.namespace && l.at >= offlineSince,
     );
     if (!listedSince) continue;
     const repo = 'repo' in reg.owner ? reg.owner.repo : null;
@@ -59,10 +60,30 @@ export function orphanRegistration(ctx: RuleContext): void {
       cause: null,
       signal: {
         source: 'listing',
-        detail: `registration ${reg.name} offline, no EphemeralRunner of that name`,
+        detail: `registration ${reg.name} (runner id ${reg.id}, scale set ${former.scaleSet}) offline, its EphemeralRunner gone from ${former.namespace}`,
       },
       reason: `runner registration ${reg.name} (${reg.id}) offline for ${Math.round((ctx.now - offlineSince) / 1000)} s with no EphemeralRunner: delete it`,
       budgetKeys: [],
     });
   }
+}
+
+/**
+ * The ARC EphemeralRunner this registration belonged to, by identity: the cached EphemeralRunner
+ * (only ARC's are cached) whose `status.runnerId` is the registration's id, with the same name,
+ * whose scale set the registration carries as a label (ARC registers scale-set runners with the
+ * scale set's name as their label).
+ */
+function formerArcRunner(
+  ctx: RuleContext,
+  reg: RunnerRegistration,
+): (ErJobCacheEntry & { scaleSet: string }) | undefined {
+  const match = ctx.facts.erJobCache.find(
+    (c) =>
+      c.runnerId === reg.id &&
+      c.runnerName === reg.name &&
+      c.scaleSet !== null &&
+      reg.labels.includes(c.scaleSet),
+  );
+  return match && match.scaleSet !== null ? { ...match, scaleSet: match.scaleSet } : undefined;
 }

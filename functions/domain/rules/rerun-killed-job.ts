@@ -6,6 +6,7 @@ import { idempotencyKey, rerunBudgetKey, subKey } from '../idempotency-key.js';
 import { isoTime } from '../iso-time.js';
 import { describeCause, type Signal } from '../loss.js';
 import { effectiveFor, need, propose, runnerScope, wake, type RuleContext } from './context.js';
+import { contradictsArcRunner } from '../runner-guard.js';
 import { retryState } from './retry.js';
 
 const CANCEL_KINDS = new Set(['cancel-run', 'force-cancel-run']);
@@ -34,7 +35,7 @@ function verdict(ctx: RuleContext, j: JobRecord): Verdict {
     return { kind: 'blocking', job: j, why: 'failed with no runner-loss signal (genuine failure)' };
   }
   const runner = runnerOfJob(ctx.c, j);
-  if (!runner?.arcOwned)
+  if (!runner?.arcOwned || contradictsArcRunner(runner))
     return { kind: 'blocking', job: j, why: 'its runner is not a known ARC runner' };
   const scope = runnerScope(runner, j.repository.fullName);
   const excluded = effectiveFor(ctx, scope).rules.rerunKilledJob.excludeCauses;

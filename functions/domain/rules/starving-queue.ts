@@ -1,5 +1,6 @@
 import { runnersForJob } from '../correlate.js';
 import { idempotencyKey } from '../idempotency-key.js';
+import { isProvenArcRunner } from '../runner-guard.js';
 import { effectiveFor, ms, propose, runnerScope, wake, type RuleContext } from './context.js';
 import { freeSlot } from './free-poisoned-slot.js';
 
@@ -11,7 +12,7 @@ import { freeSlot } from './free-poisoned-slot.js';
 export function starvingQueue(ctx: RuleContext): void {
   for (const j of ctx.facts.jobs) {
     if (j.job.status !== 'queued' || j.job.runnerName !== null) continue;
-    const runners = runnersForJob(ctx.c, j).filter((v) => v.arcOwned);
+    const runners = runnersForJob(ctx.c, j).filter((v) => v.arcOwned && isProvenArcRunner(v));
     const first = runners[0];
     const queuedSince = ms(j.job.createdAt);
     if (!first || queuedSince === null) continue;

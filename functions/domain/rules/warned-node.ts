@@ -1,5 +1,6 @@
 import { idempotencyKey } from '../idempotency-key.js';
 import type { NodeWarningKind } from '../loss.js';
+import { isProvenArcRunner } from '../runner-guard.js';
 import { effectiveFor, propose, runnerScope, type RuleContext } from './context.js';
 
 const WARNINGS: ReadonlySet<NodeWarningKind> = new Set([
@@ -15,7 +16,7 @@ const WARNINGS: ReadonlySet<NodeWarningKind> = new Set([
  */
 export function warnedNode(ctx: RuleContext): void {
   for (const v of ctx.c.runners) {
-    if (!v.arcOwned || v.loss) continue;
+    if (!v.arcOwned || !isProvenArcRunner(v) || v.loss) continue;
     const w = [...v.warnings, ...v.nodeSignals].find((s) => WARNINGS.has(s.kind));
     if (!w) continue;
     const scope = runnerScope(v);

@@ -440,14 +440,18 @@ describe('guardrails on cluster actions', () => {
     expect(next.map((a) => a.key)).toEqual(again ? [first.key] : []);
   });
 
-  it('never touches a fresh EphemeralRunner of the same name: the key and precondition carry the uid', () => {
+  it('never touches a fresh EphemeralRunner of the same name: the dead pod is not its own', () => {
     const fresh = er({ version: '0.8.2' });
     const f = {
       ...lost,
       ephemeralRunners: [{ ...fresh, metadata: { ...fresh.metadata, uid: 'uid-fresh' } }],
     };
-    const [a] = decide(f, DEFAULT_POLICY, T0).actions;
-    expect(a?.target).toMatchObject({ kind: 'delete-ephemeral-runner', uid: 'uid-fresh' });
-    expect(a?.key).toContain('uid-fresh');
+    expect(decide(f, DEFAULT_POLICY, T0).actions).toEqual([]);
+  });
+
+  it('deletes by the uid it proved: the key and precondition carry the EphemeralRunner uid', () => {
+    const [a] = decide(lost, DEFAULT_POLICY, T0).actions;
+    expect(a?.target).toMatchObject({ kind: 'delete-ephemeral-runner', uid: `uid-er-${NAME}` });
+    expect(a?.key).toContain(`uid-er-${NAME}`);
   });
 });

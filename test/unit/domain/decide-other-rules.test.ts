@@ -226,10 +226,33 @@ describe('rule 5: orphan registration', () => {
     offlineSince: T0,
     ...o,
   });
-  const base = (r: RunnerRegistration, listedAt = T0 + 1) =>
+  /** ARC's EphemeralRunner of the registration, seen (and cached) before it went away. */
+  const formerEr = (o: Partial<Facts['erJobCache'][number]> = {}) => ({
+    cluster: CLUSTER,
+    namespace: NS,
+    runnerName: 'arc-runner-set-2fh9q-runner-zzzzz',
+    scaleSet: 'arc-runner-set',
+    runnerId: 555,
+    job: {
+      jobId: null,
+      jobRequestId: 7,
+      jobRepositoryName: 'acme/app',
+      jobWorkflowRef: null,
+      workflowRunId: 1,
+      jobDisplayName: 'build',
+    },
+    seenAt: T0 - 60_000,
+    ...o,
+  });
+  const base = (
+    r: RunnerRegistration,
+    listedAt = T0 + 1,
+    cache: Facts['erJobCache'] = [formerEr()],
+  ) =>
     facts({
       pods: [pod()],
       ephemeralRunners: [er()],
+      erJobCache: cache,
       registrations: [r],
       listings: [{ cluster: CLUSTER, namespace: NS, at: listedAt }],
     });
@@ -261,6 +284,24 @@ describe('rule 5: orphan registration', () => {
       [],
     ],
     ['no listing since it went offline', base(reg(), T0 - 1), T0 + 900_000, []],
+    [
+      'named like a scale set runner, but no ARC EphemeralRunner ever had its runner id',
+      base(reg(), T0 + 1, []),
+      T0 + 900_000,
+      [],
+    ],
+    [
+      'an ARC EphemeralRunner of that name had another runner id',
+      base(reg(), T0 + 1, [formerEr({ runnerId: 556 })]),
+      T0 + 900_000,
+      [],
+    ],
+    [
+      'the registration does not wear the scale set label of that EphemeralRunner',
+      base(reg({ labels: ['self-hosted', 'macOS'] }), T0 + 1),
+      T0 + 900_000,
+      [],
+    ],
     [
       '422 still running a job: retried later',
       {
