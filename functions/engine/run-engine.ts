@@ -53,7 +53,7 @@ export interface EngineDeps {
   /** Runners per list page in the sweep. @default 500 */
   sweepPageSize?: number;
   /** Called between acting and publishing the audit event (a test's crash point). */
-  afterAct?: (action: Action) => void;
+  afterAct?: (action: Action) => void | Promise<void>;
 }
 
 export interface ActionReport {
@@ -380,7 +380,7 @@ async function act(
     detailType: event.detailType,
     detail: event.detail as Record<string, unknown>,
   });
-  deps.afterAct?.(action);
+  await deps.afterAct?.(action);
   await deps.bus.publish([event]);
   await deps.store.markPublished(action.key);
 

@@ -34,6 +34,21 @@ export class EngineHarness {
   private dynamo: EmbeddedDynamo | undefined;
   private deps: EngineDeps | undefined;
   private facts: DynamoFactsStore | undefined;
+  private busUrl = '';
+
+  /** What a child process needs to run the same engine against the same twins and store. */
+  endpoints() {
+    if (!this.dynamo) throw new Error('harness not started');
+    return {
+      dynamo: this.dynamo.endpoint,
+      table: this.dynamo.tableName,
+      bus: this.busUrl,
+      kubeconfig: this.kube.kubeconfig('runner-medic'),
+      cluster: CLUSTER,
+      now: this.clock.now(),
+      policy: this.policy,
+    };
+  }
 
   async start(): Promise<void> {
     await this.kube.start();
@@ -42,6 +57,7 @@ export class EngineHarness {
     await this.github.start();
     this.dynamo = await startEmbeddedDynamo('runner-medic-engine');
     const busUrl = await this.bus.start();
+    this.busUrl = busUrl;
     this.facts = new DynamoFactsStore(
       createDocumentClient(this.dynamo.clientConfig),
       this.dynamo.tableName,
