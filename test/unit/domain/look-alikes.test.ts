@@ -63,25 +63,30 @@ const realRunnersJob = job({
 });
 
 describe('a look-alike runner pod in another namespace', () => {
+  const realPod = () =>
+    pod({
+      name: NAME,
+      phase: 'Running',
+      conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: iso(T0 - 60_000) }],
+    });
   it.each([
-    ['with a made-up owner uid', 'uid-made-up'],
-    ['with the real EphemeralRunner uid copied', `uid-er-${NAME}`],
-  ])('%s: its forged loss cancels no run and deletes nothing', (_name, ownerUid) => {
+    ['with a made-up owner uid, the real runner not yet read', 'uid-made-up', false],
+    [
+      'with the real EphemeralRunner uid copied, the real runner not yet read',
+      `uid-er-${NAME}`,
+      false,
+    ],
+    ['with a made-up owner uid, next to the real runner', 'uid-made-up', true],
+  ])('%s: its forged loss cancels no run and deletes nothing', (_name, ownerUid, withReal) => {
     const f = facts({
-      pods: [
-        pod({
-          name: NAME,
-          phase: 'Running',
-          conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: iso(T0 - 60_000) }],
-        }),
-        lookAlikePod(ELSEWHERE, ownerUid),
-      ],
-      ephemeralRunners: [er({ name: NAME })],
+      pods: [...(withReal ? [realPod()] : []), lookAlikePod(ELSEWHERE, ownerUid)],
+      ephemeralRunners: withReal ? [er({ name: NAME })] : [],
       jobs: [realRunnersJob],
       losses: [evictionOf(ELSEWHERE)],
     });
 
-    expect(summary(f, T0 + 3_600_000)).toEqual([]);
+    const d = decide(f, rule4On, T0 + 3_600_000);
+    expect(d.actions).toEqual([]);
   });
 
   it('is not proven ARC by the real EphemeralRunner of another namespace, even with its uid', () => {
