@@ -3,7 +3,7 @@ import { classifyEphemeralRunner, classifyPod } from './classify-pod.js';
 import { classifyFinishedRunner } from './classify-finished-runner.js';
 import { classifyNode } from './classify-node.js';
 import { classifyOfflineRunner, classifyRecreatedPod } from './classify-recreated-pod.js';
-import type { EphemeralRunner, EphemeralRunnerJobFields, Pod } from './cluster-facts.js';
+import type { EphemeralRunner, EphemeralRunnerJobFields, Node, Pod } from './cluster-facts.js';
 import { isCurrentSignal, WARNING_TTL_MS } from './current-signal.js';
 import type { Facts, JobRecord } from './facts.js';
 import { isoTime } from './iso-time.js';
@@ -53,6 +53,20 @@ function nodeLoss(view: RunnerView, s: NodeSignal): Loss {
     signal: s.signal,
     at: s.at,
   };
+}
+
+function runningAndReady(pod: Pod): boolean {
+  return (
+    pod.phase === 'Running' &&
+    pod.metadata.deletionTimestamp === null &&
+    pod.conditions.some((c) => c.type === 'Ready' && c.status === 'True')
+  );
+}
+
+function nodeIsDown(node: Node | null): boolean {
+  if (!node) return false;
+  const ready = node.conditions.find((c) => c.type === 'Ready');
+  return node.deletionTimestamp !== null || (ready !== undefined && ready.status !== 'True');
 }
 
 /**
@@ -170,6 +184,13 @@ export function correlate(facts: Facts, now: number): Correlation {
     v.losses = v.losses.filter(
       (l) => !pod || samePod(l) || tookJobBefore(l) || (v.legacyArc && !v.busy),
     );
+    // Events are hints, the live objects are the truth: a pod that is Running and Ready on a
+    // node that is Ready (or not known to be down) was not lost, whatever an event says of it.
+    const nodeOfPod = pod?.nodeName
+      ? (facts.nodes.find((n) => n.cluster === v.cluster && n.name === pod.nodeName) ?? null)
+      : null;
+    if (pod && runningAndReady(pod) && !nodeIsDown(nodeOfPod))
+      v.losses = v.losses.filter((l) => !samePod(l));
     const fromPod = pod && classifyPod(pod);
     if (fromPod) v.losses.push(fromPod);
     const fromEr = er && classifyEphemeralRunner(er);

@@ -246,10 +246,19 @@ export class DynamoFactsStore implements FactsStore {
 
   async recordLoss(loss: Loss, now: number): Promise<void> {
     const sk = ['LOSS', loss.cause.kind, loss.podUid ?? ''].join('#');
-    await this.put('loss', runnerPk(loss.cluster, loss.namespace, loss.runnerName), sk, loss, now, {
-      rn: nameKey(loss.runnerName),
-      grp: nsKey(loss.cluster, loss.namespace),
-    });
+    // A loss without a time starts its grace period when it was recorded, never at epoch 0.
+    const timed = { ...loss, at: loss.at ?? now };
+    await this.put(
+      'loss',
+      runnerPk(loss.cluster, loss.namespace, loss.runnerName),
+      sk,
+      timed,
+      now,
+      {
+        rn: nameKey(loss.runnerName),
+        grp: nsKey(loss.cluster, loss.namespace),
+      },
+    );
   }
 
   async recordNodeSignal(signal: NodeSignal, now: number): Promise<void> {

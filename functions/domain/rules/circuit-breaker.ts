@@ -80,7 +80,8 @@ function trip(
  * destructive action there (the guardrails hold them) until the count drops.
  */
 export function circuitBreaker(ctx: RuleContext): BreakerTrip[] {
-  const lost = ctx.c.runners.filter((v) => v.arcOwned && v.loss);
+  // Only confirmed losses count: the runner's pod or EphemeralRunner was read and shows it.
+  const lost = ctx.c.runners.filter((v) => v.arcOwned && v.loss && (v.pod || v.er));
   const byCluster = new Map<string, RunnerView[]>();
   const bySet = new Map<string, { cluster: string; scaleSet: string; views: RunnerView[] }>();
   // Scopes known from the store (losses counted by other slices, an open trip) count too.
