@@ -29,8 +29,12 @@ export function hungJob(ctx: RuleContext): void {
     const { runId, runAttempt, jobId } = j.job;
     const runRef = { repo, installationId: j.installationId, runId, runAttempt, jobIds: [jobId] };
     const cancelKey = idempotencyKey('cancel-run', repo, runId, runAttempt);
+    // An `unknown` cancel may have taken effect: it is not sent again; the force-cancel that
+    // follows reads the run first and sends nothing once it completed or moved on.
     const cancelled = ctx.facts.actions.find(
-      (a) => a.key === cancelKey && (a.outcome === 'succeeded' || a.outcome === 'claimed'),
+      (a) =>
+        a.key === cancelKey &&
+        (a.outcome === 'succeeded' || a.outcome === 'claimed' || a.outcome === 'unknown'),
     );
     const base = {
       rule: 'hungJob' as const,
