@@ -189,6 +189,8 @@ export async function decideAndAct(
   }
   for (const h of breakerHolds.values())
     await deps.store.holdInBreaker(h.cluster, h.scaleSet, h.keys, now);
+  for (const held of decision.held)
+    if (held.why.startsWith('re-run budget')) await reportGaveUp(held, now, deps);
 
   const wakeAt = earliest(decision.wakeAt, retryAt);
   if (wakeAt !== null) {
@@ -199,6 +201,40 @@ export async function decideAndAct(
     if (due === null || wakeAt < due) await deps.wake?.wakeAt(wakeAt);
     report.wakeAt = earliest(report.wakeAt, wakeAt);
   }
+}
+
+/**
+ * An exhausted re-run budget is a final answer: one `gave-up` audit event (through the outbox,
+ * keyed so it is told once) and a metric, as a trip or a starving queue is.
+ */
+async function reportGaveUp(held: HeldAction, now: number, deps: EngineDeps): Promise<void> {
+  const action: Action = {
+    key: `${held.key}:gave-up`,
+    rule: held.rule,
+    target: { kind: 'schedule-retry', retryOf: held.key, at: now },
+    scope: held.scope,
+    cause: null,
+    signal: null,
+    reason: held.why,
+    dryRun: false,
+    budgetKeys: [],
+  };
+  const claim = await deps.store.claimAction(action, now, deps.staleClaimMs ?? STALE_CLAIM_MS);
+  if (!claim.claimed) return;
+  const event = remediationEvent(action, 'gave-up', held.why, now);
+  const detail = {
+    ...(event.detail as Record<string, unknown>),
+    action: held.kind,
+    gaveUp: held.key,
+  };
+  await deps.store.finishAction(action.key, 'gave-up', now, held.why, {
+    detailType: event.detailType,
+    detail,
+  });
+  await deps.bus.publish([{ ...event, detail }]);
+  await deps.store.markPublished(action.key);
+  deps.metrics.count('RerunBudgetExhausted', { rule: held.rule });
+  deps.log.warn('re-run budget exhausted', { key: held.key, why: held.why, scope: held.scope });
 }
 
 /**

@@ -67,7 +67,7 @@ export async function runSweep(
     }
   }
   const registrations = await refreshRegistrations(deps, now);
-  const queued = await queuedJobs(deps, now);
+  const queued = await checkQueuedOnGithub(await queuedJobs(deps, now), deps, now);
 
   let complete = true;
   let namespaces = 0;
@@ -363,6 +363,47 @@ async function namespaceSlice(
       facts.jobs.push(j);
   itemsRead += await readBreakers(facts, deps.store, now);
   return { facts, unavailable: [], itemsRead };
+}
+
+/** GitHub-side level check: at most this many queued jobs are re-read per sweep. */
+const QUEUED_CHECKS_PER_SWEEP = 20;
+
+/**
+ * The sweep's own look at GitHub: the oldest stored queued jobs are re-read (bounded in calls),
+ * so a job whose later webhooks were all lost is seen as it is, and a job still queued is
+ * seen starving even when no webhook ever says so again.
+ */
+async function checkQueuedOnGithub(
+  queued: Facts['jobs'],
+  deps: EngineDeps,
+  now: number,
+): Promise<Facts['jobs']> {
+  const oldest = [...queued]
+    .sort((a, b) => (a.job.createdAt ?? '').localeCompare(b.job.createdAt ?? ''))
+    .slice(0, QUEUED_CHECKS_PER_SWEEP);
+  const out = new Map(queued.map((j) => [`${j.repository.fullName}#${j.job.jobId}`, j]));
+  const failed = new Set<string>();
+  for (const j of oldest) {
+    if (failed.has(j.repository.owner)) continue;
+    try {
+      const fresh = await deps.github.getJob(
+        { repo: j.repository.fullName, installationId: j.installationId },
+        j.job.jobId,
+      );
+      if (!fresh || fresh.status === j.job.status) continue;
+      const record = { ...j, job: fresh };
+      await deps.store.recordJob(record, now);
+      out.delete(`${j.repository.fullName}#${j.job.jobId}`);
+    } catch (error) {
+      failed.add(j.repository.owner);
+      deps.log.warn('installation unavailable', {
+        org: j.repository.owner,
+        error: (error as Error).message,
+      });
+      deps.metrics.count('InstallationUnavailable', { org: j.repository.owner });
+    }
+  }
+  return [...out.values()];
 }
 
 /** Queued jobs of every owner with jobs (the sparse queued index), for rule 2. */
