@@ -82,6 +82,7 @@ export function engineFromEnvironment(
         ),
         policy: readPolicy,
         clock,
+        sweepPageSize: settings.sweepPageSize,
         ...(settings.wakeQueueUrl
           ? { wake: new SqsWakeScheduler(new SQSClient({}), settings.wakeQueueUrl, clock) }
           : {}),
