@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { KUBE_ACCESS, type KubeAccess } from '../../functions/adapters/kubernetes/kube-access.js';
 import { KubeClusterGateway } from '../../functions/adapters/kubernetes/kube-cluster-gateway.js';
 import type { ApiServer } from '../../sim/kube/api/api-server.js';
+import { applyManifest } from '../../sim/kube/manifest.js';
 import {
   ER_FINALIZER,
   NS,
@@ -101,11 +102,29 @@ const EXERCISES: Record<string, Exercise> = {
   deleteEphemeralRunner: (g) => g.deleteEphemeralRunner(NS, 'runner-b', ids.er2Uid),
 };
 let ids: ReturnType<typeof seed>;
+const outsideGrant: number[] = [];
 
-/** Runs every exercise in one mode on a fresh twin; the calls each method made. */
+/** The RBAC files a platform engineer applies for each mode (docs/deploy.md, step 6). */
+function applyRbac(mode: Mode): void {
+  const file = (name: string) => readFileSync(`infra/kubernetes/rbac/${name}`, 'utf8');
+  applyManifest(server.api, file('cluster.yaml'), { actor: 'admin' });
+  if (mode === 'namespaced')
+    applyManifest(server.api, file('runner-namespace.yaml'), { actor: 'admin', namespaces: [NS] });
+  else applyManifest(server.api, file('all-namespaces.yaml'), { actor: 'admin' });
+}
+
+/** HTTP statuses of runner-medic's requests, over both modes. */
+const statuses: number[] = [];
+
+/**
+ * Runs every exercise in one mode on a fresh twin that enforces exactly the shipped RBAC; the
+ * calls each method made.
+ */
 async function observe(mode: Mode): Promise<Map<string, Call[]>> {
   ({ server } = await startSim());
   try {
+    server.enableRbac();
+    applyRbac(mode);
     server.api.create('admin', 'nodes', undefined, {
       apiVersion: 'v1',
       kind: 'Node',
@@ -122,11 +141,18 @@ async function observe(mode: Mode): Promise<Map<string, Call[]>> {
     for (const [method, exercise] of Object.entries(EXERCISES)) {
       const before = server.api.audit.requests.length;
       await exercise(gateway, mode);
-      const calls = server.api.audit.requests
+      const requests = server.api.audit.requests
         .slice(before)
-        .filter((r) => r.by === 'runner-medic')
-        .map((r) => callOf(r.verb, r.path));
+        .filter((r) => r.by === 'runner-medic');
+      statuses.push(...requests.map((r) => r.code));
+      const calls = requests.map((r) => callOf(r.verb, r.path));
       byMethod.set(method, calls);
+    }
+    if (mode === 'namespaced') {
+      // Outside the runner namespaces the same grants refuse.
+      const before = server.api.audit.requests.length;
+      await expect(gateway.getPod('other', 'runner-a')).rejects.toThrow();
+      outsideGrant.push(...server.api.audit.requests.slice(before).map((r) => r.code));
     }
     return byMethod;
   } finally {
@@ -144,6 +170,12 @@ describe('the Kubernetes calls runner-medic makes', () => {
   beforeAll(async () => {
     namespaced = await observe('namespaced');
     allNamespaces = await observe('all-namespaces');
+  });
+
+  it('is allowed every call by the shipped RBAC, and refused outside it', () => {
+    expect(statuses.length).toBeGreaterThan(20);
+    expect(statuses.filter((code) => code === 401 || code === 403)).toEqual([]);
+    expect(outsideGrant).toEqual([403]);
   });
 
   it('the test exercises every public method of the gateway', () => {
