@@ -1,6 +1,5 @@
 import type { EphemeralRunner, Node, Pod } from '../domain/cluster-facts.js';
 import { emptyFacts, type Facts } from '../domain/facts.js';
-import { erJobCacheEntry } from '../domain/job-records.js';
 import { scaleSetOf } from '../domain/runner-guard.js';
 import type { ClusterGateway, ClusterGateways } from '../ports/cluster-gateway.js';
 import {
@@ -283,12 +282,8 @@ export async function noteRunnerObjects(
       const known = facts.erJobCache.some(
         (e) => e.cluster === cluster && e.namespace === namespace && e.runnerName === name,
       );
-      const entry = known ? null : erJobCacheEntry(er, now);
-      if (entry) {
-        await store.cacheErJob(entry, now);
-        facts.erJobCache.push(entry);
-      } else if (!known && (er.job.workflowRunId !== null || er.job.jobId !== null)) {
-        const plain = {
+      if (!known) {
+        const entry = {
           cluster,
           namespace,
           runnerName: name,
@@ -297,8 +292,8 @@ export async function noteRunnerObjects(
           job: er.job,
           seenAt: now,
         };
-        await store.cacheErJob(plain, now);
-        facts.erJobCache.push(plain);
+        await store.cacheErJob(entry, now);
+        facts.erJobCache.push(entry);
       }
     }
     const missing = facts.missingPods.find(
