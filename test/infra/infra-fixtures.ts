@@ -31,6 +31,21 @@ export const NODE_REASONS = mapKeys('NODE_WARNINGS');
 /** Node event reasons from aws-node-termination-handler. */
 export const NTH_REASONS = mapKeys('NTH_WARNINGS');
 
+/** The classifier's emitter lists (`const KUBELET = ['kubelet']`, …) by name. */
+const EMITTER_LISTS = Object.fromEntries(
+  [...source.matchAll(/^const (\w+) = \[([^\]]*)\];/gm)].map((m) => [
+    m[1] as string,
+    [...(m[2] as string).matchAll(/'([^']+)'/g)].map((q) => q[1] as string),
+  ]),
+);
+
+/** The components the classifier trusts to emit a reason (its POD_EMITTERS / NODE_EMITTERS). */
+function emitters(map: 'POD_EMITTERS' | 'NODE_EMITTERS', reason: string): string[] {
+  const body = new RegExp(`const ${map}[^{]*\\{([^}]*)\\}`).exec(source)?.[1] ?? '';
+  const line = new RegExp(`^\\s*${reason}: (.+),$`, 'm').exec(body)?.[1] ?? '';
+  return [...line.matchAll(/[A-Z_]{3,}/g)].flatMap((m) => EMITTER_LISTS[m[0]] ?? []);
+}
+
 /** The message each reason needs to be acted on (the classifier reads a few messages). */
 const MESSAGES: Record<string, string> = {
   DisruptionTerminating: 'Disrupting Node: Underutilized/Delete',
@@ -53,11 +68,15 @@ export function exportedEvent(options: {
   component?: string;
 }): Record<string, unknown> {
   const eventNamespace = options.kind === 'Pod' ? (options.namespace ?? 'arc-runners') : 'default';
+  const trusted = emitters(
+    options.kind === 'Pod' ? 'POD_EMITTERS' : 'NODE_EMITTERS',
+    options.reason,
+  );
   return {
     metadata: { name: 'x.17a1b2c3d4e5f6a7', namespace: eventNamespace, uid: 'e-1' },
     reason: options.reason,
     message: MESSAGES[options.reason] ?? `${options.reason} happened`,
-    source: { component: options.component ?? 'kubelet', host: 'node-a' },
+    source: { component: options.component ?? trusted[0] ?? 'kubelet', host: 'node-a' },
     count: 1,
     type: options.type ?? 'Warning',
     clusterName: 'prod-eu',
