@@ -69,10 +69,11 @@ export function orphanRegistration(ctx: RuleContext): void {
 }
 
 /**
- * The ARC EphemeralRunner this registration belonged to, by identity: the cached EphemeralRunner
- * (only ARC's are cached) whose `status.runnerId` is the registration's id, with the same name,
- * whose scale set the registration carries as a label (ARC registers scale-set runners with the
- * scale set's name as their label).
+ * The ARC EphemeralRunner this registration belonged to, by identity: the EphemeralRunner cached
+ * when first seen (ARC's own custom resource) whose `status.runnerId` is the registration's id,
+ * with the same name and a scale set the registration carries as a label (ARC registers
+ * scale-set runners with the scale set's name as their label). Its runner view must still count
+ * as ARC's (no live object or loss says otherwise).
  */
 function formerArcRunner(
   ctx: RuleContext,
