@@ -157,9 +157,24 @@ export async function decideAndAct(
   const decision = await decideWithNeeds(facts, policy, now, deps);
   await countConfirmedLosses(facts, policy, now, deps);
 
+  let failedActions = 0;
   for (const action of decision.actions) {
-    const acted = await act(action, facts, now, deps);
+    let acted: ActionReport;
+    try {
+      acted = await act(action, facts, now, deps);
+    } catch (error) {
+      // An action that throws fails alone: recorded as failed, its subjects retried with
+      // backoff and set aside if it keeps failing; the other actions still run.
+      deps.log.warn('action threw', { key: action.key, error: (error as Error).message });
+      deps.metrics.count('ActionError', { rule: action.rule });
+      await deps.store
+        .finishAction(action.key, 'failed', now, `threw: ${(error as Error).message}`)
+        .catch(() => undefined);
+      failedActions++;
+      continue;
+    }
     report.actions.push(acted);
+    if (acted.outcome === 'failed') failedActions++;
     if (action.target.kind === 'trip-breaker' && acted.outcome !== 'skipped') {
       const t = action.target;
       await deps.store.openBreaker(t.cluster, t.scaleSet, now, now + t.windowSeconds * 1000, now);
@@ -192,7 +207,17 @@ export async function decideAndAct(
   for (const held of decision.held)
     if (held.why.startsWith('re-run budget')) await reportGaveUp(held, now, deps);
 
-  const wakeAt = earliest(decision.wakeAt, retryAt);
+  let retryActionsAt: number | null = null;
+  if (failedActions > 0) {
+    for (const s of subjects) {
+      const { failures } = await deps.store.noteFailure(subjectKey(s), now);
+      retryActionsAt = earliest(
+        retryActionsAt,
+        now + RETRY_BASE_MS * 2 ** Math.min(failures - 1, 8),
+      );
+    }
+  }
+  const wakeAt = earliest(earliest(decision.wakeAt, retryAt), retryActionsAt);
   if (wakeAt !== null) {
     const keys = subjects.map(subjectKey);
     const due = await deps.store.nextWake(now);
