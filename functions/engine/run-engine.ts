@@ -197,13 +197,44 @@ export async function decideAndAct(
         b.openUntil !== null &&
         b.openUntil > now,
     );
-    const k = `${cluster}#${open?.scaleSet ?? '*'}`;
-    const entry = breakerHolds.get(k) ?? { cluster, scaleSet: open?.scaleSet ?? null, keys: [] };
+    const tripped = decision.actions.find(
+      (a) =>
+        a.target.kind === 'trip-breaker' &&
+        a.target.cluster === cluster &&
+        (a.target.scaleSet === null || a.target.scaleSet === scaleSet),
+    );
+    const openSet = open
+      ? open.scaleSet
+      : tripped?.target.kind === 'trip-breaker'
+        ? tripped.target.scaleSet
+        : null;
+    const k = `${cluster}#${openSet ?? '*'}`;
+    const entry = breakerHolds.get(k) ?? { cluster, scaleSet: openSet, keys: [] };
     entry.keys.push(subjectKey({ kind: 'runner', cluster, namespace, name: runnerName }));
     breakerHolds.set(k, entry);
   }
-  for (const h of breakerHolds.values())
-    await deps.store.holdInBreaker(h.cluster, h.scaleSet, h.keys, now);
+  for (const h of breakerHolds.values()) {
+    const before = facts.breakers.find((b) => b.cluster === h.cluster && b.scaleSet === h.scaleSet);
+    const fresh = h.keys.filter((k) => !(before?.held ?? []).includes(k));
+    if (fresh.length === 0) continue;
+    await deps.store.holdInBreaker(h.cluster, h.scaleSet, fresh, now);
+    // The breaker's audit trail lists what it holds, so an operator sees the work it stopped.
+    await deps.bus.publish([
+      {
+        source: 'runner-medic',
+        detailType: 'BreakerHolding',
+        time: new Date(now),
+        detail: {
+          cluster: h.cluster,
+          scaleSet: h.scaleSet,
+          trippedAt: before?.trippedAt ?? null,
+          openUntil: before?.openUntil ?? null,
+          held: [...(before?.held ?? []), ...fresh],
+        },
+      },
+    ]);
+    deps.metrics.count('BreakerHolding', { cluster: h.cluster });
+  }
   for (const held of decision.held)
     if (held.why.startsWith('re-run budget')) await reportGaveUp(held, now, deps);
 

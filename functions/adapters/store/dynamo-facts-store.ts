@@ -412,9 +412,13 @@ export class DynamoFactsStore implements FactsStore {
         TableName: this.tableName,
         Key: { pk: breakerPk(cluster, scaleSet), sk: 'BREAKER' },
         UpdateExpression:
-          'SET trippedAt = :t, openUntil = :u, held = :none, cluster = :c, scaleSet = :s, expiresAt = :exp, #losses = if_not_exists(#losses, :empty)',
+          'SET trippedAt = :t, openUntil = :u, held = :none, #cluster = :c, #set = :s, expiresAt = :exp, #losses = if_not_exists(#losses, :empty)',
         ConditionExpression: 'attribute_not_exists(openUntil) OR openUntil < :t',
-        ExpressionAttributeNames: { '#losses': 'losses' },
+        ExpressionAttributeNames: {
+          '#losses': 'losses',
+          '#cluster': 'cluster',
+          '#set': 'scaleSet',
+        },
         ExpressionAttributeValues: {
           ':t': trippedAt,
           ':u': openUntil,
