@@ -254,3 +254,31 @@ describe('engine, a crash after claiming a re-run but before calling GitHub', ()
     ).toBe('succeeded');
   });
 });
+
+describe('engine, an installation that is gone or forged', () => {
+  const harness = new EngineHarness();
+  beforeAll(async () => {
+    await harness.start();
+    harness.usePolicy({ allow: { namespaces: [NS] } });
+  });
+  afterAll(() => harness.stop());
+
+  it('fails only that org’s needs, reports it, and never makes a later run throw', async () => {
+    const { observations, seen } = await killedMidJob(harness, false);
+    await harness.clock.advance(300_000);
+    // Events carrying an installation id GitHub does not know (uninstalled, or a forged event).
+    const forged = observations.slice(seen).map((o) => ({ ...o, installationId: 987_654 }));
+    for (const observation of forged)
+      await expect(
+        runEngine({ kind: 'observation', observation }, harness.engine),
+      ).resolves.toBeDefined();
+    expect(harness.metrics.map((m) => [m.name, m.dimensions])).toContainEqual([
+      'InstallationUnavailable',
+      { org: 'acme' },
+    ]);
+    expect(harness.medicGithubCalls()).toEqual([]);
+    await harness.clock.advance(600_000);
+    await expect(runEngine({ kind: 'sweep' }, harness.engine)).resolves.toBeDefined();
+    await expect(runEngine({ kind: 'wake' }, harness.engine)).resolves.toBeDefined();
+  });
+});
