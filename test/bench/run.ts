@@ -171,7 +171,21 @@ if (sections.includes('scale')) {
   const { DEFAULT_JOBS, DEFAULT_RUNNERS, runScaleBench, worldsOf } = await import('./scale.js');
   const runners = listArg('scale-runners') ?? DEFAULT_RUNNERS;
   const jobs = listArg('scale-jobs') ?? DEFAULT_JOBS;
-  const scale = await runScaleBench(worldsOf(runners, jobs));
+  // `--scale-worlds=100x1000,50000x100000`: exactly these worlds (runners x stored jobs).
+  const paired = args
+    .find((a) => a.startsWith('--scale-worlds='))
+    ?.split('=')[1]
+    ?.split(',')
+    .map((w) => w.split('x').map(Number));
+  const worlds = paired
+    ? paired.map(([r = 0, j = 0]) => ({
+        ephemeralRunners: r,
+        storedJobs: j,
+        clusters: 2,
+        namespaces: 100,
+      }))
+    : worldsOf(runners, jobs);
+  const scale = await runScaleBench(worlds);
   if (asJson) {
     process.stdout.write(
       `${JSON.stringify({ ingress: { lines: ingressLines }, scale }, null, 2)}\n`,
