@@ -126,7 +126,14 @@ describe('EC2 rules', () => {
 });
 
 describe('audit rule', () => {
-  it('takes Remediation events and nothing else', () => {
+  it('takes the engine’s audit events, not its observations', () => {
+    for (const detailType of ['BreakerHolding', 'SubjectSetAside'])
+      expect(
+        matchesEventPattern(pattern('remediationAudit'), {
+          ...sample('remediation-audit.json'),
+          'detail-type': detailType,
+        }),
+      ).toBe(true);
     expect(matchesEventPattern(pattern('remediationAudit'), sample('remediation-audit.json'))).toBe(
       true,
     );
