@@ -19,12 +19,22 @@ export interface JobAssignment {
   displayName: string;
 }
 
+/**
+ * How a runner process stopped, as sim/kube reports it. For a busy runner this is the line
+ * between a graceful and a hard loss of its job:
+ * - graceful (`sigterm`): the runner itself told the service it is shutting down (its own SIGTERM
+ *   handling, or graceful-stop.sh giving up at RUNNER_GRACEFUL_STOP_TIMEOUT); GitHub concludes
+ *   the job within seconds (measured 15–26 s);
+ * - hard (`killed`): the process vanished without a word (SIGKILL at the end of the grace
+ *   period, OOM, kubelet eviction, the node gone, the network lost); the job stays
+ *   `in_progress` until GitHub's lost-runner lock lapses (~576 s after the last renewal).
+ */
 export type RunnerStopKind =
-  /** The runner process exited after its job finished (exit 0). */
+  /** The runner process exited after its job finished (exit 0), or exited idle. */
   | 'completed'
-  /** SIGTERM/SIGINT: a busy runner fails its job at once with the shutdown annotation. */
+  /** A graceful stop: a busy runner fails its job with "The runner has received a shutdown signal". */
   | 'sigterm'
-  /** Killed without warning (eviction with grace 0, OOM, node gone): the job's lock lapses ~10 min later. */
+  /** A hard stop: no word to the service; the job's lock lapses later. */
   | 'killed';
 
 export interface ScaleSetRegistration {
@@ -55,6 +65,13 @@ export interface ActionsService {
 
   /** `RemoveRunner`: 'busy' while the service thinks the runner still runs a job. */
   removeRunner(runnerId: number): 'removed' | 'busy' | 'not-found';
+
+  /**
+   * Whether the runner's registration still exists (ARC 0.9's check after a runner exits 0:
+   * still registered means the runner never took a job, and its pod is restarted). Optional:
+   * without it, a runner that exited 0 counts as gone.
+   */
+  runnerRegistered?(runnerId: number): boolean;
 
   /**
    * The runner process reports its version as it opens its message session (before it asks for

@@ -12,7 +12,7 @@ import type { AuditLog } from './api/audit.js';
 import type { KubeApi } from './api/kube-api.js';
 import { ARC_API_VERSION } from './api/resources.js';
 import { Arc } from './arc/arc.js';
-import type { ArcVersion } from './arc/arc-version.js';
+import type { ArcOverrides, ArcVersion } from './arc/arc-version.js';
 import { defaultRunnerTemplate } from './arc/resource-builder.js';
 import { EventBus } from './export/event-bus.js';
 import { EventExporter } from './export/event-exporter.js';
@@ -47,6 +47,12 @@ export interface SimClusterOptions {
   /** Cluster name (kubeconfig, exporter `clusterName`). Default `sim`. */
   name?: string;
   arcVersion?: ArcVersion;
+  /**
+   * Overrides of the version's ARC behaviour. Real 0.9.3/0.13.1 have the ERS patch-ID gate and
+   * 0.13.1 releases the ER finalizer before its pod is gone; both are off on '0.9'/'0.13' by
+   * default for now (on for '0.15').
+   */
+  arc?: ArcOverrides;
   /** Seed for every random choice (names, uids, drops). Default 1. */
   seed?: number | string;
   /** Share a clock with other twins (sim/github). */
@@ -190,7 +196,7 @@ export class SimCluster {
       metadata: { name: 'kube-system' },
     });
 
-    this.arc = new Arc(ctx, this.service, arcVersion);
+    this.arc = new Arc(ctx, this.service, arcVersion, options.arc);
     this.nodeLifecycle = new NodeLifecycle(ctx, (n) => this.kubelets.isUp(n));
     this.kubelets = new Kubelets(ctx, this.service, {
       jobStarted: (ns, scaleSet, runner, job) => this.arc.jobStarted(ns, scaleSet, runner, job),

@@ -188,6 +188,10 @@ export class InMemoryActionsService implements ActionsService {
     return 'removed';
   }
 
+  runnerRegistered(runnerId: number): boolean {
+    return [...this.runners.values()].some((r) => r.id === runnerId && !r.removed);
+  }
+
   /** Completes a job (success, failure or cancel); its runner exits 0. */
   finishJob(jobId: number, conclusion: JobConclusion = 'success', failureMessage?: string): void {
     const job = this.jobs.find((j) => j.jobId === jobId);

@@ -197,7 +197,7 @@ export interface EphemeralRunnerSet extends KubeObject {
     [key: string]: unknown;
   };
   status?: {
-    currentReplicas: number;
+    currentReplicas?: number;
     pendingEphemeralRunners?: number;
     runningEphemeralRunners?: number;
     failedEphemeralRunners?: number;

@@ -18,8 +18,26 @@ type Schema = Record<string, unknown>;
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const compiled = new Map<string, { validate: ValidateFunction; schema: Schema }>();
 
-/** ARC <= 0.11 stored `failures` as map[string]bool and kept runnerJITConfig in status. */
+/**
+ * ARC <= 0.11 stored `failures` as map[string]bool and kept runnerJITConfig in status. ARC 0.15
+ * removed the ERS status counts (#4570), `currentReplicas` (required before) included; the
+ * vendored CRDs predate 0.15, so the 0.15 flavour drops them.
+ */
 function flavourSchema(plural: string, flavour: SchemaFlavour, schema: Schema): Schema {
+  if (flavour === '0.15' && plural === 'ephemeralrunnersets') {
+    const copy = structuredClone(schema);
+    const status = (copy.properties as Record<string, Schema>).status as Schema;
+    const props = status.properties as Record<string, Schema>;
+    for (const f of [
+      'currentReplicas',
+      'pendingEphemeralRunners',
+      'runningEphemeralRunners',
+      'failedEphemeralRunners',
+    ])
+      delete props[f];
+    delete status.required;
+    return copy;
+  }
   if (flavour !== '0.9' || plural !== 'ephemeralrunners') return schema;
   const copy = structuredClone(schema);
   const status = (copy.properties as Record<string, Schema>).status as Schema;

@@ -22,7 +22,35 @@ export interface ArcBehaviour {
   maxFailures: number;
   /** JIT config kept in ER status (left it in 0.13.0, #4191). */
   jitConfigInStatus: boolean;
+  /**
+   * The ERS scales and cleans up only when `spec.patchID` is 0 or differs from the newest ER's
+   * `actions.github.com/patch-id` (ephemeralrunnerset_controller.go at 0.9.3 and 0.13.1, the
+   * `latestPatchID` check), so a deleted runner is replaced at the listener's next batch.
+   */
+  patchIdGate: boolean;
+  /**
+   * The ER's finalizer is removed in the same reconcile that issues the pod and secret deletes
+   * (0.13.1 `cleanupResources`), so the ER goes while its pod is still Terminating; 0.9.3 waits
+   * until both are gone.
+   */
+  releaseFinalizerBeforePodGone: boolean;
+  /**
+   * 0.15 (#4664): the registration finalizer is removed first and `RemoveRunner` runs in a
+   * background queue that retries `JobStillRunning` every 30 s.
+   */
+  backgroundDeregistration: boolean;
+  /** 0.15 (#4642 `scaleUpTotal`): ERs being deleted count towards capacity. */
+  deletingCountsTowardsCapacity: boolean;
+  /** 0.15 (#4646): ER phase `Running` means the runner took a job (set by the listener). */
+  runningMeansBusy: boolean;
+  /** ERS status carries currentReplicas and pending/running/failed counts (gone in 0.15, #4570). */
+  ersStatusCounts: boolean;
 }
+
+/** Per-cluster overrides of the version's behaviour (e.g. the patch-ID gate on 0.9/0.13). */
+export type ArcOverrides = Partial<
+  Pick<ArcBehaviour, 'patchIdGate' | 'releaseFinalizerBeforePodGone'>
+>;
 
 export const ARC_FINALIZER = 'ephemeralrunner.actions.github.com/finalizer';
 export const ARC_REGISTRATION_FINALIZER =
@@ -42,6 +70,12 @@ export function arcBehaviour(version: ArcVersion): ArcBehaviour {
         backoffSeconds: [0],
         maxFailures: 5,
         jitConfigInStatus: true,
+        patchIdGate: false,
+        releaseFinalizerBeforePodGone: false,
+        backgroundDeregistration: false,
+        deletingCountsTowardsCapacity: false,
+        runningMeansBusy: false,
+        ersStatusCounts: true,
       };
     case '0.13':
       return {
@@ -53,6 +87,14 @@ export function arcBehaviour(version: ArcVersion): ArcBehaviour {
         backoffSeconds: [0, 5, 10, 20, 40, 80],
         maxFailures: 5,
         jitConfigInStatus: false,
+        // Both true in the real 0.13.1; off here until the coordinator flips the defaults
+        // (SimClusterOptions.arc), so existing figures stay comparable.
+        patchIdGate: false,
+        releaseFinalizerBeforePodGone: false,
+        backgroundDeregistration: false,
+        deletingCountsTowardsCapacity: false,
+        runningMeansBusy: false,
+        ersStatusCounts: true,
       };
     case '0.15':
       return {
@@ -64,6 +106,27 @@ export function arcBehaviour(version: ArcVersion): ArcBehaviour {
         backoffSeconds: [0, 5, 10, 20, 40, 80],
         maxFailures: 5,
         jitConfigInStatus: false,
+        patchIdGate: true,
+        releaseFinalizerBeforePodGone: true,
+        backgroundDeregistration: true,
+        deletingCountsTowardsCapacity: true,
+        runningMeansBusy: true,
+        ersStatusCounts: false,
       };
   }
+}
+
+/**
+ * The version's behaviour with overrides. The 0.9.3 gate is real too, so `patchIdGate: true`
+ * is faithful on every version; `releaseFinalizerBeforePodGone` is faithful on 0.13 and 0.15 only.
+ */
+export function arcBehaviourWith(version: ArcVersion, overrides: ArcOverrides = {}): ArcBehaviour {
+  const base = arcBehaviour(version);
+  return {
+    ...base,
+    ...(overrides.patchIdGate !== undefined ? { patchIdGate: overrides.patchIdGate } : {}),
+    ...(overrides.releaseFinalizerBeforePodGone !== undefined
+      ? { releaseFinalizerBeforePodGone: overrides.releaseFinalizerBeforePodGone }
+      : {}),
+  };
 }

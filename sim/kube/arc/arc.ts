@@ -3,7 +3,12 @@ import type { ActionsService, JobAssignment } from '../../actions-service.js';
 import type { ModelContext } from '../models/model-context.js';
 import { nsName } from '../models/work-queue.js';
 import type { AutoscalingRunnerSet } from '../types.js';
-import { arcBehaviour, type ArcBehaviour, type ArcVersion } from './arc-version.js';
+import {
+  arcBehaviourWith,
+  type ArcBehaviour,
+  type ArcOverrides,
+  type ArcVersion,
+} from './arc-version.js';
 import { AutoscalingRunnerSetController } from './autoscaling-runner-set-controller.js';
 import { EphemeralRunnerController } from './ephemeral-runner-controller.js';
 import { EphemeralRunnerSetController } from './ephemeral-runner-set-controller.js';
@@ -18,8 +23,9 @@ export class Arc {
     private readonly ctx: ModelContext,
     private readonly service: ActionsService,
     version: ArcVersion,
+    overrides: ArcOverrides = {},
   ) {
-    this.behaviour = arcBehaviour(version);
+    this.behaviour = arcBehaviourWith(version, overrides);
     this.controllers = [
       new AutoscalingRunnerSetController(ctx, service, this.behaviour, this.listeners, (ars, id) =>
         this.newListener(ars, id),

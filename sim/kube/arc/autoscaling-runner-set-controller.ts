@@ -118,13 +118,16 @@ export class AutoscalingRunnerSetController {
     if (!this.listeners.has(key)) this.listeners.set(key, this.startListener(ars, scaleSetId));
     const ers = live[0] as EphemeralRunnerSet;
     const s = ers.status;
-    const status = {
-      currentRunners: s?.currentReplicas ?? 0,
-      pendingEphemeralRunners: s?.pendingEphemeralRunners ?? 0,
-      runningEphemeralRunners: s?.runningEphemeralRunners ?? 0,
-      failedEphemeralRunners: s?.failedEphemeralRunners ?? 0,
-      phase: 'Running',
-    };
+    // 0.15 (#4570): the counts moved to metrics; the status keeps only its phase.
+    const status = !this.arc.ersStatusCounts
+      ? { phase: 'Running' }
+      : {
+          currentRunners: s?.currentReplicas ?? 0,
+          pendingEphemeralRunners: s?.pendingEphemeralRunners ?? 0,
+          runningEphemeralRunners: s?.runningEphemeralRunners ?? 0,
+          failedEphemeralRunners: s?.failedEphemeralRunners ?? 0,
+          phase: 'Running',
+        };
     api.modify<AutoscalingRunnerSet>(ACTOR, ARS, ns, name, (o) => void (o.status = status), {
       subresource: 'status',
     });

@@ -1,7 +1,9 @@
 /**
- * ARC's EphemeralRunner controller (ephemeralrunner_controller.go), per version:
- * registration (JIT), secret and pod creation, reaction to pod failure, and the finalizer path
- * that holds deletion while GitHub says the runner still runs a job.
+ * ARC's EphemeralRunner controller (controllers/actions.github.com/ephemeralrunner_controller.go
+ * at 0.9.3 and 0.13.1; 0.15 from PRs #4646 and #4664), per version: registration (JIT), secret
+ * and pod creation, reaction to pod failure, cleanup of a finished or failed runner's pod and
+ * secret, and the finalizer path that holds deletion while GitHub says the runner still runs a
+ * job (0.15: in a background queue, after the finalizer is gone).
  */
 import type { ActionsService } from '../../actions-service.js';
 import { ApiError } from '../api/errors.js';
@@ -69,6 +71,12 @@ export class EphemeralRunnerController {
 
     const phase = er.status?.phase;
     if (phase === 'Succeeded' || phase === 'Failed' || phase === 'Outdated') {
+      // IsDone(): cleanupResources deletes the pod and the JIT secret (0.9.3 one after the
+      // other, waiting for the pod to go; 0.13.1 both at once), then stops reconciling.
+      if (!this.cleanupResources(er)) {
+        this.log('Waiting for ephemeral runner owned resources to be deleted', key);
+        return;
+      }
       this.log(
         'EphemeralRunner has already finished. Stopping reconciliation and waiting for EphemeralRunnerSet to clean it up',
         key,
@@ -179,10 +187,12 @@ export class EphemeralRunnerController {
     try {
       api.create(ACTOR, 'pods', ns, newRunnerPod(er, this.arc));
     } catch (e) {
+      // 0.9.3: IsInvalid || IsForbidden; 0.13.1: a quota 403 is retried instead.
       const invalid =
         e instanceof ApiError &&
-        (e.code === 422 || (e.code === 403 && !/exceeded quota/.test(e.message)));
-      if (this.arc.version === '0.9' || !invalid) throw e;
+        (e.code === 422 ||
+          (e.code === 403 && (this.arc.version === '0.9' || !/exceeded quota/.test(e.message))));
+      if (!invalid) throw e;
       // markAsFailed(..., ReasonInvalidPodFailure): the ER stays Failed and keeps its slot.
       this.log('Failed to create a pod for this ephemeral runner; marking it failed', name, {
         error: e.message,
@@ -230,8 +240,17 @@ export class EphemeralRunnerController {
       });
       return this.deletePodAsFailed(er, pod);
     }
-    // The real controller asks the service whether the runner still exists; an ephemeral runner
-    // that exited 0 has been removed by the service, so it is finished.
+    // Exit 0: the controller asks the service whether the runner still exists. A runner that
+    // exited 0 without taking a job (a deprecated version, a broken entrypoint) is still
+    // registered: its pod is deleted as failed and re-created.
+    const runnerId = er.status?.runnerId;
+    if (runnerId && this.service.runnerRegistered?.(runnerId) === true) {
+      this.log(
+        'Ephemeral runner pod has finished, but the runner still exists in the service. Deleting the pod to restart it.',
+        name,
+      );
+      return this.deletePodAsFailed(er, pod);
+    }
     this.log('Ephemeral runner has finished since it does not exist in the service anymore', name);
     this.ctx.api.modify<EphemeralRunner>(
       ACTOR,
@@ -326,8 +345,15 @@ export class EphemeralRunnerController {
   }
 
   private updateRunStatusFromPod(er: EphemeralRunner, pod: Pod): void {
-    const phase = pod.status?.phase;
-    if (phase === 'Succeeded' || phase === 'Failed') return;
+    const podPhase = pod.status?.phase;
+    if (podPhase === 'Succeeded' || podPhase === 'Failed') return;
+    // 0.15 (#4646): the listener owns `Running` (the runner took a job); an up pod is `Pending`.
+    const phase =
+      this.arc.runningMeansBusy && podPhase === 'Running'
+        ? this.hasJob(er)
+          ? 'Running'
+          : 'Pending'
+        : podPhase;
     const ready =
       this.arc.version === '0.9'
         ? er.status?.ready === true || phase === 'Running'
@@ -349,13 +375,70 @@ export class EphemeralRunnerController {
     );
   }
 
+  /**
+   * `cleanupResources`: deletes the runner pod and the JIT secret. Returns true when the caller
+   * may go on: 0.13.1 once the deletes are issued (the pod may still be Terminating), 0.9.3 only
+   * once both are gone (the pod first, then the secret).
+   */
+  private cleanupResources(er: EphemeralRunner): boolean {
+    const { api } = this.ctx;
+    const ns = er.metadata.namespace;
+    const name = er.metadata.name as string;
+    const issueOnly = this.arc.releaseFinalizerBeforePodGone;
+    const remove = (resource: 'pods' | 'secrets') => {
+      const obj = api.tryGet(resource, ns, name);
+      if (!obj) return true;
+      if (!obj.metadata.deletionTimestamp) {
+        this.log(
+          resource === 'pods' ? 'Deleting the runner pod' : 'Deleting the jitconfig secret',
+          name,
+        );
+        try {
+          api.delete(ACTOR, resource, ns, name);
+        } catch (e) {
+          if (!(e instanceof ApiError && e.code === 404)) throw e;
+        }
+      }
+      return issueOnly || !api.tryGet(resource, ns, name);
+    };
+    if (!remove('pods')) return false;
+    return remove('secrets');
+  }
+
+  /** 0.15 RunnerUnregistrationQueue: RemoveRunner until it is not `busy`, every 30 s. */
+  private deregisterInBackground(name: string, runnerId: number): void {
+    const attempt = () => {
+      const outcome = this.service.removeRunner(runnerId);
+      if (outcome === 'busy') {
+        this.log('Runner is still running the job. Re-queue in 30 seconds', name, { runnerId });
+        this.ctx.clock.after(
+          this.ctx.timings.registrationRetryMs,
+          `arc deregister ${name}`,
+          attempt,
+        );
+        return;
+      }
+      this.log('Successfully removed runner registration from service', name, { outcome });
+    };
+    attempt();
+  }
+
   private finalize(er: EphemeralRunner): ReconcileResult | void {
     const { api } = this.ctx;
     const ns = er.metadata.namespace;
     const name = er.metadata.name as string;
     const finalizers = er.metadata.finalizers ?? [];
     if (!finalizers.includes(ARC_FINALIZER)) return;
-    if (finalizers.includes(ARC_REGISTRATION_FINALIZER)) {
+    if (finalizers.includes(ARC_REGISTRATION_FINALIZER) && this.arc.backgroundDeregistration) {
+      // 0.15 (#4664): the finalizer goes first; RemoveRunner is retried in the background.
+      api.modify<EphemeralRunner>(ACTOR, ER, ns, name, (o) => {
+        o.metadata.finalizers = (o.metadata.finalizers ?? []).filter(
+          (f) => f !== ARC_REGISTRATION_FINALIZER,
+        );
+      });
+      const runnerId = er.status?.runnerId;
+      if (runnerId && er.status?.phase !== 'Succeeded') this.deregisterInBackground(name, runnerId);
+    } else if (finalizers.includes(ARC_REGISTRATION_FINALIZER)) {
       if (
         !(this.arc.version === '0.9' && er.status?.phase === 'Succeeded') &&
         er.status?.runnerId
@@ -376,18 +459,9 @@ export class EphemeralRunnerController {
       });
       return;
     }
-    const pod = api.tryGet<Pod>('pods', ns, name);
-    if (pod) {
-      if (!pod.metadata.deletionTimestamp) {
-        this.log('Deleting the runner pod', name);
-        api.delete(ACTOR, 'pods', ns, name);
-      }
+    this.log('Finalizing ephemeral runner', name);
+    if (!this.cleanupResources(er)) {
       this.log('Waiting for ephemeral runner owned resources to be deleted', name);
-      return;
-    }
-    const secret = api.tryGet('secrets', ns, name);
-    if (secret) {
-      if (!secret.metadata.deletionTimestamp) api.delete(ACTOR, 'secrets', ns, name);
       return;
     }
     this.log('Removing finalizer', name);

@@ -1,7 +1,11 @@
 /**
- * ARC's EphemeralRunnerSet controller: buckets its runners by phase, deletes finished ones, and
+ * ARC's EphemeralRunnerSet controller (controllers/actions.github.com/
+ * ephemeralrunnerset_controller.go): buckets its runners by phase, deletes finished ones, and
  * scales to `spec.replicas` counting `pending + running + failed` (scaleTotal; the seed bug:
  * Failed runners hold slots). Scale-down (only on a patchID 0 patch) removes idle runners only.
+ * With the patch-ID gate (real in 0.9.3, 0.13.1 and 0.15), it acts only when `spec.patchID` is 0
+ * or differs from the newest ER's `actions.github.com/patch-id` annotation (deleting ERs
+ * included), i.e. once per listener batch.
  */
 import type { ActionsService } from '../../actions-service.js';
 import { ApiError } from '../api/errors.js';
@@ -9,7 +13,7 @@ import type { ModelContext } from '../models/model-context.js';
 import { nsName, splitKey, WorkQueue } from '../models/work-queue.js';
 import type { EphemeralRunner, EphemeralRunnerSet } from '../types.js';
 import { ERS_FINALIZER, type ArcBehaviour } from './arc-version.js';
-import { newEphemeralRunner } from './resource-builder.js';
+import { ANNOTATION_PATCH_ID, newEphemeralRunner } from './resource-builder.js';
 
 const ACTOR = 'arc';
 const ERS = 'ephemeralrunnersets';
@@ -33,6 +37,16 @@ export function bucketRunners(runners: EphemeralRunner[]): RunnerBuckets {
     else b.pending.push(er);
   }
   return b;
+}
+
+/** `newEphemeralRunnerState().latestPatchID`: the highest patch-id annotation among the ERs. */
+export function latestPatchId(runners: EphemeralRunner[]): number {
+  let latest = 0;
+  for (const er of runners) {
+    const id = Number.parseInt(er.metadata.annotations?.[ANNOTATION_PATCH_ID] ?? '', 10);
+    if (Number.isFinite(id) && id > latest) latest = id;
+  }
+  return latest;
 }
 
 export class EphemeralRunnerSetController {
@@ -113,7 +127,8 @@ export class EphemeralRunnerSetController {
       return;
     }
 
-    const b = bucketRunners(this.owned(ers));
+    const owned = this.owned(ers);
+    const b = bucketRunners(owned);
     log('Ephemeral runner counts', {
       pending: b.pending.length,
       running: b.running.length,
@@ -121,15 +136,50 @@ export class EphemeralRunnerSetController {
       failed: b.failed.length,
       deleting: b.deleting.length,
     });
+    const total = b.pending.length + b.running.length + b.failed.length; // scaleTotal()
+    const patchID = ers.spec.patchID ?? 0;
+    if (!this.arc.patchIdGate || patchID === 0 || patchID !== latestPatchId(owned))
+      this.scale(ers, b, total);
+    else log('Patch already handled; waiting for the next batch', { patchID });
+    const status = this.arc.ersStatusCounts
+      ? {
+          currentReplicas: total,
+          pendingEphemeralRunners: b.pending.length,
+          runningEphemeralRunners: b.running.length,
+          failedEphemeralRunners: b.failed.length,
+          phase: 'Running',
+        }
+      : { phase: 'Running' };
+    api.modify<EphemeralRunnerSet>(ACTOR, ERS, ns, name, (o) => void (o.status = status), {
+      subresource: 'status',
+    });
+  }
+
+  private scale(ers: EphemeralRunnerSet, b: RunnerBuckets, total: number): void {
+    const { api } = this.ctx;
+    const ns = ers.metadata.namespace;
+    const log = (message: string, fields: Record<string, unknown> = {}) =>
+      this.ctx.log('arc/ephemeralrunnerset', message, {
+        ephemeralrunnerset: nsName(ns, ers.metadata.name as string),
+        ...fields,
+      });
     for (const er of b.finished) {
       log('Deleting finished ephemeral runner', { name: er.metadata.name });
-      api.delete(ACTOR, ER, ns, er.metadata.name as string);
+      try {
+        api.delete(ACTOR, ER, ns, er.metadata.name as string);
+      } catch (e) {
+        if (!(e instanceof ApiError && e.code === 404)) throw e;
+      }
     }
-    const total = b.pending.length + b.running.length + b.failed.length; // scaleTotal()
+    // 0.15 (#4642): a reconcile that cleaned up finished runners defers its scale-up to the next
+    // listener patch.
+    if (this.arc.deletingCountsTowardsCapacity && b.finished.length > 0) return;
     const replicas = ers.spec.replicas ?? 0;
-    log('Scaling comparison', { current: total, desired: replicas });
-    if (total < replicas) {
-      const count = replicas - total;
+    // 0.15 scaleUpTotal: runners being deleted still hold their registration and their slot.
+    const scaleUpTotal = total + (this.arc.deletingCountsTowardsCapacity ? b.deleting.length : 0);
+    log('Scaling comparison', { current: scaleUpTotal, desired: replicas });
+    if (scaleUpTotal < replicas) {
+      const count = replicas - scaleUpTotal;
       log('Creating new ephemeral runners (scale up)', { count });
       for (let i = 0; i < count; i++) api.create(ACTOR, ER, ns, newEphemeralRunner(ers, this.arc));
     } else if (ers.spec.patchID === 0 && total > replicas) {
@@ -151,16 +201,6 @@ export class EphemeralRunnerSetController {
         toDelete--;
       }
     }
-    const status = {
-      currentReplicas: total,
-      pendingEphemeralRunners: b.pending.length,
-      runningEphemeralRunners: b.running.length,
-      failedEphemeralRunners: b.failed.length,
-      phase: 'Running',
-    };
-    api.modify<EphemeralRunnerSet>(ACTOR, ERS, ns, name, (o) => void (o.status = status), {
-      subresource: 'status',
-    });
   }
 
   private hasJob(er: EphemeralRunner): boolean {

@@ -126,6 +126,8 @@ export class Listener {
         jobDisplayName: job.displayName,
       };
       if (this.arc.writesJobId) status.jobId = job.jobGuid;
+      // 0.15 (#4646): the listener owns the Running transition: Running = took a job.
+      if (this.arc.runningMeansBusy) status.phase = 'Running';
       try {
         this.ctx.api.patch(
           ACTOR,

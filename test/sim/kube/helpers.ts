@@ -34,7 +34,11 @@ export function minimalPod(name: string, extra: Record<string, unknown> = {}) {
   };
 }
 
-import { SimCluster, type SimClusterOptions } from '../../../sim/kube/index.js';
+import {
+  SimCluster,
+  type AddScaleSetOptions,
+  type SimClusterOptions,
+} from '../../../sim/kube/index.js';
 import type { EphemeralRunner, Pod } from '../../../sim/kube/types.js';
 
 export const NS = 'arc-runners';
@@ -46,6 +50,8 @@ export async function arcCluster(
     minRunners?: number;
     maxRunners?: number;
     podAnnotations?: Record<string, string>;
+    /** More scale-set options (runner version, SIGTERM handling, ...). */
+    scaleSet?: Partial<AddScaleSetOptions>;
   } = {},
 ): Promise<SimCluster> {
   const cluster = new SimCluster({ seed: 42, ...options });
@@ -56,6 +62,7 @@ export async function arcCluster(
     minRunners: options.minRunners ?? 0,
     maxRunners: options.maxRunners ?? 5,
     podAnnotations: options.podAnnotations,
+    ...options.scaleSet,
   });
   await cluster.advance(2_000);
   return cluster;
