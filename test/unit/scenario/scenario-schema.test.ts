@@ -31,6 +31,8 @@ function problemsOf(text: string): string[] {
 describe('scenario files', () => {
   it('ships the scenarios the project is judged on', () => {
     expect(shipped.sort()).toEqual([
+      'arc-0.15-seed-evicted-before-pickup.yaml',
+      'arc-0.15-seed-karpenter-mid-job.yaml',
       'deprecated-runner.yaml',
       'evicted-arc-0.13.yaml',
       'fail-fast-matrix.yaml',
