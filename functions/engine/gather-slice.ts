@@ -1,5 +1,5 @@
 import type { EphemeralRunner, Node, Pod } from '../domain/cluster-facts.js';
-import { emptyFacts, type Facts } from '../domain/facts.js';
+import { emptyFacts, type Facts, type JobRecord } from '../domain/facts.js';
 import { scaleSetOf } from '../domain/runner-guard.js';
 import type { ClusterGateway, ClusterGateways } from '../ports/cluster-gateway.js';
 import {
@@ -31,6 +31,23 @@ export interface SliceDeps {
 
 /** Runs of these jobs matter to a runner's slice (rule 3 re-runs, rule 4 cancels). */
 const FOLLOW_RUN = new Set(['failure', 'cancelled']);
+
+/** Adds to `runs` the run of each job that ran on runner `name` and may need its run read. */
+export function followRunsOf(
+  jobs: readonly JobRecord[],
+  name: string,
+  runs: Map<string, { repo: string; runId: number }>,
+): void {
+  for (const j of jobs)
+    if (
+      j.job.runnerName === name &&
+      (j.job.status === 'in_progress' || FOLLOW_RUN.has(j.job.conclusion ?? ''))
+    )
+      runs.set(`${j.repository.fullName}#${j.job.runId}`, {
+        repo: j.repository.fullName,
+        runId: j.job.runId,
+      });
+}
 const refKey = (r: RunnerRef) => `${r.cluster}/${r.namespace}/${r.name}`;
 
 /**
@@ -113,16 +130,7 @@ export async function gatherSlice(
       seenParts.add(`name:${name}`);
       const read = await deps.store.readRunnerName(name, now);
       take(read);
-      if (!followRuns) continue;
-      for (const j of read.facts.jobs)
-        if (
-          j.job.runnerName === name &&
-          (j.job.status === 'in_progress' || FOLLOW_RUN.has(j.job.conclusion ?? ''))
-        )
-          runs.set(`${j.repository.fullName}#${j.job.runId}`, {
-            repo: j.repository.fullName,
-            runId: j.job.runId,
-          });
+      if (followRuns) followRunsOf(read.facts.jobs, name, runs);
     }
   };
   await readRuns();

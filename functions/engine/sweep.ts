@@ -5,7 +5,13 @@ import { runnerSetPrefix } from '../domain/runner-of-job.js';
 import { scaleSetOf } from '../domain/runner-guard.js';
 import type { ClusterGateway, RunnerListing } from '../ports/cluster-gateway.js';
 import type { RunnerRef } from '../ports/facts-store.js';
-import { addFacts, noteRunnerObjects, readBreakers, type Slice } from './gather-slice.js';
+import {
+  addFacts,
+  followRunsOf,
+  noteRunnerObjects,
+  readBreakers,
+  type Slice,
+} from './gather-slice.js';
 import { republishUnpublishedDeliveries } from '../ingress/republish-unpublished.js';
 import { recoverStaleClaims } from './recover-stale-claims.js';
 import { redeliverMissedWebhooks } from './redeliver-missed-webhooks.js';
@@ -22,7 +28,6 @@ const DELIVERY_LEASE_SECONDS = 60;
 /** Stop a sweep with this much of the invocation left, and resume in the next one. */
 export const SWEEP_RESERVE_MS = 15_000;
 const OUTBOX_PER_SWEEP = 100;
-const FOLLOW_RUN = new Set(['failure', 'cancelled']);
 
 export type DecideSlice = (subjects: Subject[], slice: Slice) => Promise<void>;
 
@@ -291,15 +296,7 @@ async function namespaceSlice(
     const read = await deps.store.readRunnerName(name, now);
     itemsRead += read.itemsRead;
     addFacts(facts, read.facts);
-    for (const j of read.facts.jobs)
-      if (
-        j.job.runnerName === name &&
-        (j.job.status === 'in_progress' || FOLLOW_RUN.has(j.job.conclusion ?? ''))
-      )
-        runs.set(`${j.repository.fullName}#${j.job.runId}`, {
-          repo: j.repository.fullName,
-          runId: j.job.runId,
-        });
+    followRunsOf(read.facts.jobs, name, runs);
   }
   // Stored runners of this namespace no longer listed (their objects are gone).
   const refs: RunnerRef[] = [...names].map((name) => ({ cluster, namespace, name }));
