@@ -2,13 +2,7 @@ import type { EKSClient } from '@aws-sdk/client-eks';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { OctokitGithubGateway } from '../adapters/github/github-gateway.js';
 import { OctokitFactory } from '../adapters/github/octokit-factory.js';
-import type { ClusterAccess } from '../adapters/kubernetes/cluster-connections.js';
-import {
-  kubeconfigConnection,
-  kubeconfigSecretConnection,
-  type ClusterConnection,
-} from '../adapters/kubernetes/cluster-connection.js';
-import { eksConnection } from '../adapters/kubernetes/eks-connection.js';
+import { connectionFor, type ClusterAccess } from '../adapters/kubernetes/cluster-connections.js';
 import type { AwsCredentialsProvider } from '../adapters/kubernetes/eks-token.js';
 import type { SecretClients } from '../adapters/secrets/secret-reader.js';
 import type { Clock } from '../ports/clock.js';
@@ -41,41 +35,6 @@ export interface DoctorOptions {
   repositories?: string[];
 }
 
-function connectionOf(
-  name: string,
-  access: ClusterAccess,
-  options: DoctorOptions,
-): ClusterConnection {
-  switch (access.kind) {
-    case 'kubeconfig':
-      return kubeconfigConnection(access.kubeconfig, access.context);
-    case 'kubeconfig-secret':
-      return kubeconfigSecretConnection(access.secret, {
-        clients: options.secretClients,
-        clock: options.clock,
-        cacheSeconds: 0,
-        context: access.context,
-      });
-    case 'eks': {
-      const eks = options.eks;
-      if (!eks) {
-        const missing = new Error(`cluster ${name} uses EKS auth but no EKS client is configured`);
-        return { resolve: () => Promise.reject(missing), invalidate: () => undefined };
-      }
-      return eksConnection({
-        cluster: name,
-        eksClusterName: access.eksClusterName ?? name,
-        region: access.region,
-        client: () => eks.client(access.region),
-        credentials: eks.credentials,
-        clock: options.clock,
-        describeCacheSeconds: 0,
-        stsHostname: access.stsHostname,
-      });
-    }
-  }
-}
-
 /** Runs every check, in the order of docs/doctor.md: configuration, GitHub, each cluster, events. */
 export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> {
   const now = options.clock.now();
@@ -91,7 +50,12 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
   const clusterChecks: CheckResult[] = [];
   const snapshots = new Map<string, ClusterSnapshot>();
   for (const [name, access] of Object.entries(settings?.clusters ?? {})) {
-    const connection = connectionOf(name, access as ClusterAccess, options);
+    // The doctor reads fresh: no cached kubeconfig secret or cluster description.
+    const connection = connectionFor(name, access as ClusterAccess, {
+      ...options,
+      secretCacheSeconds: 0,
+      describeCacheSeconds: 0,
+    });
     const kubeConfig = async (): Promise<KubeConfig> => (await connection.resolve()).kubeConfig();
     const inspected = await inspectCluster({
       cluster: name,

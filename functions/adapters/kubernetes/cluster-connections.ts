@@ -113,36 +113,42 @@ export class ClusterConnections implements ClusterGateways {
   }
 
   private connect(name: string, access: ClusterAccess): ClusterConnection {
-    const o = this.options;
-    switch (access.kind) {
-      case 'kubeconfig':
-        return kubeconfigConnection(access.kubeconfig, access.context);
-      case 'kubeconfig-secret':
-        return kubeconfigSecretConnection(access.secret, {
-          clients: o.secretClients ?? {},
-          clock: o.clock,
-          cacheSeconds: o.secretCacheSeconds ?? 300,
-          context: access.context,
-        });
-      case 'eks': {
-        const eks = o.eks;
-        if (!eks) {
-          const missing = new Error(
-            `cluster ${name} uses EKS auth but no EKS client is configured`,
-          );
-          return { resolve: () => Promise.reject(missing), invalidate: () => undefined };
-        }
-        return eksConnection({
-          cluster: name,
-          eksClusterName: access.eksClusterName ?? name,
-          region: access.region,
-          client: () => eks.client(access.region),
-          credentials: eks.credentials,
-          clock: o.clock,
-          describeCacheSeconds: o.describeCacheSeconds ?? 3600,
-          stsHostname: access.stsHostname,
-        });
+    return connectionFor(name, access, this.options);
+  }
+}
+
+/** How to reach one cluster, by its kind of access; caches as `options` say (default 300 s / 1 h). */
+export function connectionFor(
+  name: string,
+  access: ClusterAccess,
+  options: Omit<ClusterConnectionsOptions, 'clusters' | 'gateway'>,
+): ClusterConnection {
+  switch (access.kind) {
+    case 'kubeconfig':
+      return kubeconfigConnection(access.kubeconfig, access.context);
+    case 'kubeconfig-secret':
+      return kubeconfigSecretConnection(access.secret, {
+        clients: options.secretClients ?? {},
+        clock: options.clock,
+        cacheSeconds: options.secretCacheSeconds ?? 300,
+        context: access.context,
+      });
+    case 'eks': {
+      const eks = options.eks;
+      if (!eks) {
+        const missing = new Error(`cluster ${name} uses EKS auth but no EKS client is configured`);
+        return { resolve: () => Promise.reject(missing), invalidate: () => undefined };
       }
+      return eksConnection({
+        cluster: name,
+        eksClusterName: access.eksClusterName ?? name,
+        region: access.region,
+        client: () => eks.client(access.region),
+        credentials: eks.credentials,
+        clock: options.clock,
+        describeCacheSeconds: options.describeCacheSeconds ?? 3600,
+        stsHostname: access.stsHostname,
+      });
     }
   }
 }
