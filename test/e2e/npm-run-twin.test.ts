@@ -110,7 +110,11 @@ describe('npm run twin: both twins on loopback for kubectl, curl and runner-medi
     expect(readFileSync(envFile, 'utf8')).toContain(`export GITHUB_API_URL='${apiUrl}'`);
 
     interrupt(twin);
-    expect(await twin.exited).toEqual({ code: 0, signal: null });
+    // Ctrl-C reaches npm too: npm reports the interrupt as 130 when the signal lands before the
+    // twin's own clean exit (0) reaches it. The twin's clean stop is the two lines below.
+    const exited = await twin.exited;
+    expect(exited.signal).toBeNull();
+    expect([0, 130]).toContain(exited.code);
     expect(twin.output()).toMatch(/^twin: stopped$/m);
     expect(existsSync(kubeconfig)).toBe(false);
   }, 180_000);
