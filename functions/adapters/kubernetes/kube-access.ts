@@ -95,15 +95,7 @@ export const KUBE_ACCESS: readonly KubeAccess[] = [
     resource: 'nodes',
     scope: 'cluster',
     when: 'always',
-    by: ['listNodes'],
-  },
-  {
-    verb: 'get',
-    group: '',
-    resource: 'nodes',
-    scope: 'cluster',
-    when: 'always',
-    by: ['getNode'],
+    by: ['listNodes', 'getNode'],
   },
   // Without configured namespaces: lists across every namespace.
   {

@@ -38,6 +38,9 @@ export interface KubeClusterGatewayOptions {
   onUnauthorized?: () => void;
 }
 
+/** A node name is a DNS subdomain (RFC 1123): it can hold no selector syntax. */
+const NODE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
 /** How many times removeFinalizers re-reads and retries when the object moved under it. */
 const FINALIZER_ATTEMPTS = 3;
 
@@ -152,11 +155,18 @@ export class KubeClusterGateway implements ClusterGateway {
     return this.parseAll('Pod', pods, parsePod);
   }
 
+  /**
+   * One node, read as a list with a name field selector, so that RBAC needs only `list` on
+   * nodes. A name no node can have (not a DNS subdomain, so it could widen the selector) is
+   * answered without a call; of the items, only one of exactly that name counts.
+   */
   async getNode(name: string): Promise<Node | null> {
-    const raw = await this.read(`get node ${name}`, () =>
-      this.core.readNode({ name }, this.opts()),
+    if (name.length > 253 || !NODE_NAME.test(name)) return null;
+    const list = await this.call(`list node ${name}`, () =>
+      this.core.listNode({ fieldSelector: `metadata.name=${name}` }, this.opts()),
     );
-    return raw === null ? null : this.parseOne('Node', raw, parseNode);
+    const raw = list.items.find((n) => n.metadata?.name === name);
+    return raw === undefined ? null : this.parseOne('Node', raw, parseNode);
   }
 
   async listRunnerPodsOnNode(nodeName: string, namespaces?: readonly string[]): Promise<Pod[]> {
