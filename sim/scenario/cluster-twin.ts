@@ -1,6 +1,6 @@
 import type { AuditEntry } from '../kube/api/audit.js';
 import type { AppliedFault } from './outcome.js';
-import type { ScenarioFault } from './scenario-schema.js';
+import type { ClusterFault } from './scenario-schema.js';
 
 /** An event as the cluster side puts it on EventBridge (kubernetes-event-exporter, or EC2). */
 export interface BusEntry {
@@ -18,6 +18,6 @@ export interface ClusterTwin {
   /** Events exported to the bus (already thinned by the scenario's event drop rate). */
   onBusEntry(listener: (entry: BusEntry) => void): void;
   /** Resolves once applied; may wait on the clock for its target, so never await it inside a clock callback. */
-  applyFault(fault: ScenarioFault): Promise<AppliedFault>;
+  applyFault(fault: ClusterFault): Promise<AppliedFault>;
   stop(): Promise<void>;
 }

@@ -33,7 +33,7 @@ export function formatOutcome(o: ScenarioOutcome): string {
   if (o.errors.length > 0)
     lines.push(
       '',
-      'invocation errors (retried by EventBridge in AWS):',
+      'invocations that threw (each fails the scenario; EventBridge would retry it in AWS):',
       ...o.errors.map((e) => `  ${e}`),
     );
   return lines.join('\n');

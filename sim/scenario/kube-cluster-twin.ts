@@ -6,7 +6,7 @@ import type { Pod } from '../kube/types.js';
 import type { BusEntry, ClusterTwin } from './cluster-twin.js';
 import type { AppliedFault } from './outcome.js';
 import type { CreateClusterInput } from './run-scenario.js';
-import type { PodTarget, ScenarioFault } from './scenario-schema.js';
+import type { ClusterFault, PodTarget } from './scenario-schema.js';
 import { ScenarioError } from './scenario-schema.js';
 
 const RUNNER_LABEL = 'actions-ephemeral-runner';
@@ -111,11 +111,20 @@ function placeOtherPod(
 async function applyFault(
   cluster: SimCluster,
   input: CreateClusterInput,
-  fault: ScenarioFault,
+  fault: ClusterFault,
 ): Promise<AppliedFault> {
   const { clock } = input;
   const base = { kind: fault.kind, cluster: cluster.name };
   switch (fault.kind) {
+    case 'cluster-unreachable': {
+      await cluster.apiServer.setUnreachable(fault.answer);
+      if (fault.until !== undefined) {
+        clock.at(input.start + fault.until * 1000, `${cluster.name} answers again`, () =>
+          cluster.apiServer.setUnreachable(undefined),
+        );
+      }
+      return { ...base, at: clock.now(), namespace: null, scaleSet: null, pods: [] };
+    }
     case 'evict-pod':
     case 'admission-reject':
     case 'oom-kill':

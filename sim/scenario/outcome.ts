@@ -11,7 +11,10 @@ export interface ScenarioOutcome {
   actions: ActionOutcome[];
   violations: string[];
   failedExpectations: string[];
-  /** Invocations that failed (EventBridge would retry them); not violations by themselves. */
+  /**
+   * runner-medic invocations that threw (remediate or reconcile). EventBridge would retry them,
+   * but a handler that throws on an input throws on its retries too: any error fails the scenario.
+   */
   errors: string[];
   /** Mutating calls per API made by runner-medic. */
   medicCalls: { kubernetes: number; github: number };
@@ -171,7 +174,7 @@ export function buildOutcome(input: OutcomeInput): ScenarioOutcome {
   return {
     scenario: input.scenario.name,
     remediation: input.remediation,
-    passed: violations.length === 0 && failedExpectations.length === 0,
+    passed: violations.length === 0 && failedExpectations.length === 0 && input.errors.length === 0,
     jobs,
     actions,
     violations,

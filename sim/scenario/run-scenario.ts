@@ -8,6 +8,7 @@ import type { AppliedFault, ScenarioOutcome } from './outcome.js';
 import { buildOutcome } from './outcome.js';
 import type { Scenario } from './scenario-schema.js';
 import { ScenarioError } from './scenario-schema.js';
+import { unconfiguredClusterEntry } from './unconfigured-cluster-event.js';
 
 export interface RunOptions {
   remediation: boolean;
@@ -31,6 +32,8 @@ export interface CreateClusterInput {
   github: GitHubSim;
   eventDrop: number;
   kubeServerErrors: number;
+  /** Simulated time of the scenario's second 0 (faults' `at` and `until` count from it). */
+  start: number;
   /** Runner version enforcement: runners below `below` exit 0 from `runtimeAt` (sim ms) on. */
   runnerDeprecation: { below: string; runtimeAt: number } | undefined;
 }
@@ -146,6 +149,7 @@ export async function runScenario(
           github,
           eventDrop: scenario.rates.eventDrop,
           kubeServerErrors: scenario.rates.kubeServerErrors,
+          start: START,
           runnerDeprecation: knobs.runnerDeprecation && {
             below: knobs.runnerDeprecation.below,
             runtimeAt: at(knobs.runnerDeprecation.runtimeAtSeconds),
@@ -187,6 +191,20 @@ export async function runScenario(
     }
     for (const fault of scenario.faults) {
       clock.at(START + fault.at * 1000, `fault ${fault.kind}`, async () => {
+        if (fault.kind === 'unconfigured-cluster-event') {
+          // Delivered as the exporter's own events are; ARC alone has nobody to deliver it to.
+          medic?.putClusterEvent(unconfiguredClusterEntry(fault, clock.now()));
+          faults.push({
+            kind: fault.kind,
+            cluster: fault.clusterName,
+            at: clock.now(),
+            namespace: fault.namespace,
+            scaleSet: null,
+            pods: [],
+          });
+          say(`fault   ${fault.reason} event from unconfigured cluster ${fault.clusterName}`);
+          return;
+        }
         const cluster = clusters.find((c) => c.name === fault.cluster);
         if (!cluster) throw new ScenarioError(scenario.name, [`no cluster ${fault.cluster}`]);
         const applied = await cluster.applyFault(fault);

@@ -177,6 +177,35 @@ const faultSchema = z.discriminatedUnion('kind', [
     /** How long the condition holds; the kubelet rejects new pods at admission meanwhile. */
     durationSeconds: z.number().positive(),
   }),
+  /**
+   * The cluster's API endpoint stops answering runner-medic from `at` (until `until`, when
+   * given), as an EKS endpoint unreachable from the Lambda's network: `refused` (connections
+   * refused) or `503` (every request answered 503 ServiceUnavailable). The cluster itself, ARC
+   * and its exporter keep running.
+   */
+  z.strictObject({
+    kind: z.literal('cluster-unreachable'),
+    at: seconds,
+    cluster: name,
+    until: seconds.optional(),
+    answer: z.enum(['refused', '503']).default('refused'),
+  }),
+  /**
+   * One exporter event naming a cluster runner-medic is not configured for (`clusterName`, which
+   * must not be one of `clusters`), put on runner-medic's bus as kubernetes-event-exporter puts
+   * its own: by default a runner pod's `Evicted` event.
+   */
+  z.strictObject({
+    kind: z.literal('unconfigured-cluster-event'),
+    at: seconds,
+    clusterName: name,
+    namespace: name.default('arc-runners'),
+    pod: name,
+    reason: z.string().min(1).default('Evicted'),
+    message: z.string().default('The node was low on resource: memory. '),
+    /** The pod's labels as the exporter's lookup would add them (default: an ARC runner's). */
+    labels: z.record(z.string(), z.string()).optional(),
+  }),
 ]);
 
 const expectedJob = z.strictObject({
@@ -301,6 +330,8 @@ export const scenarioSchema = z.strictObject({
 
 export type Scenario = z.output<typeof scenarioSchema>;
 export type ScenarioFault = Scenario['faults'][number];
+/** A fault applied inside one configured cluster (every kind but `unconfigured-cluster-event`). */
+export type ClusterFault = Exclude<ScenarioFault, { kind: 'unconfigured-cluster-event' }>;
 export type PodTarget = z.output<typeof podTarget>;
 export type Expectation = z.output<typeof expectationSchema>;
 export type ScenarioGitHub = Scenario['github'];
@@ -353,6 +384,15 @@ function crossCheck(s: Scenario): string[] {
   const problems: string[] = [];
   const clusters = new Map(s.clusters.map((c) => [c.name, c]));
   s.faults.forEach((f, i) => {
+    if (f.kind === 'unconfigured-cluster-event') {
+      if (clusters.has(f.clusterName))
+        problems.push(
+          `faults.${i}.clusterName: ${f.clusterName} is a configured cluster; name one that is not`,
+        );
+      return undefined;
+    }
+    if (f.kind === 'cluster-unreachable' && f.until !== undefined && f.until <= f.at)
+      problems.push(`faults.${i}.until: must be after at (${f.at})`);
     const cluster = clusters.get(f.cluster);
     if (!cluster) return problems.push(`faults.${i}.cluster: no cluster named ${f.cluster}`);
     if (NODE_FAULTS.has(f.kind)) {

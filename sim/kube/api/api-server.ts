@@ -7,7 +7,7 @@ import type { Rng } from '../../rng.js';
 import { hexId } from '../ids.js';
 import { renderKubeconfig } from '../kubeconfig.js';
 import { AuditLog } from './audit.js';
-import { KubeHttpServer, LOOPBACK_CA_PEM } from './http-server.js';
+import { KubeHttpServer, LOOPBACK_CA_PEM, type Unreachable } from './http-server.js';
 import { KubeApi } from './kube-api.js';
 import { bootstrapPolicy, RbacAuthorizer, type UserInfo } from './rbac.js';
 import { resourceByKind } from './resources.js';
@@ -151,6 +151,11 @@ export class ApiServer {
   /** Injects API faults: `decide` returns the status to answer a request with, or undefined to serve it. */
   injectFaults(decide: ((actor: string, method: string) => number | undefined) | undefined): void {
     this.http.fault = decide;
+  }
+
+  /** The endpoint stops answering (`refused` or `503`) or, with `undefined`, answers again. */
+  setUnreachable(mode: Unreachable | undefined): Promise<void> {
+    return this.http.setUnreachable(mode);
   }
 
   /** PEM of the certificate the HTTPS listener presents. */

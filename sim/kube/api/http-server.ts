@@ -44,6 +44,9 @@ export interface Authorizer {
   authorize(user: UserInfo, attrs: RequestAttributes): Decision;
 }
 
+/** How an unreachable endpoint fails its callers. */
+export type Unreachable = 'refused' | '503';
+
 export class KubeHttpServer {
   /** Answers a request with this status (a 5xx `Status`) instead of serving it, when set and it says so. */
   fault: ((actor: string, method: string) => number | undefined) | undefined;
@@ -51,6 +54,8 @@ export class KubeHttpServer {
   authorizer: Authorizer | undefined;
   private servers: Server[] = [];
   private readonly stops = new Set<() => void>();
+  /** While set, the endpoint does not answer: see `setUnreachable`. */
+  private unreachable: Unreachable | undefined;
   private portNumber = 0;
   private tlsPort = 0;
 
@@ -92,6 +97,40 @@ export class KubeHttpServer {
     return this.url;
   }
 
+  /**
+   * The endpoint stops answering, as an EKS API endpoint does when it cannot be reached from the
+   * caller's network: `refused` closes both listeners and every open connection (clients get
+   * ECONNREFUSED, as from a security group that rejects or an endpoint gone private), `503` keeps
+   * them open and answers every request 503 ServiceUnavailable (a load balancer with no healthy
+   * API server behind it). `undefined` answers again, on the same ports, so kubeconfigs stay valid.
+   * Only HTTP clients are affected: the in-cluster models (ARC, kubelets, the exporter) keep
+   * running, as they do when only the path from runner-medic's VPC to the endpoint is broken.
+   */
+  async setUnreachable(mode: Unreachable | undefined): Promise<void> {
+    if (this.servers.length === 0) throw new Error('the Kubernetes API server is not started');
+    const was = this.unreachable;
+    this.unreachable = mode;
+    if (mode !== undefined) this.closeWatches();
+    if (mode === 'refused' && was !== 'refused') {
+      for (const server of this.servers) {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+    }
+    if (mode !== 'refused' && was === 'refused') {
+      const ports = [this.portNumber, this.tlsPort];
+      for (const [i, server] of this.servers.entries()) {
+        await new Promise<void>((resolve, reject) => {
+          server.once('error', reject);
+          server.listen(ports[i], '127.0.0.1', () => {
+            server.off('error', reject);
+            resolve();
+          });
+        });
+      }
+    }
+  }
+
   /** Ends every open watch stream (clients reconnect from their last resourceVersion). */
   closeWatches(): void {
     for (const s of [...this.stops]) s();
@@ -101,6 +140,7 @@ export class KubeHttpServer {
     this.closeWatches();
     const servers = this.servers;
     this.servers = [];
+    if (this.unreachable === 'refused') return;
     for (const server of servers) {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -127,6 +167,18 @@ export class KubeHttpServer {
         code,
       });
     const r = route(url.pathname);
+    if (this.unreachable === '503') {
+      log('unavailable', 503);
+      return this.send(res, 503, {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: 'the server is currently unable to handle the request',
+        reason: 'ServiceUnavailable',
+        code: 503,
+      });
+    }
     if (!actor) {
       if (r.kind === 'discovery' && /^\/(version|healthz|livez|readyz)$/.test(r.path)) {
         // system:public-info-viewer lets anyone read these.

@@ -10,7 +10,7 @@ import type { Rng } from '../../rng.js';
 import type { KubeApi } from '../api/kube-api.js';
 import { resourceByKind, resourceKey } from '../api/resources.js';
 import { uuid } from '../ids.js';
-import type { CoreEvent } from '../types.js';
+import type { CoreEvent, KubeObject } from '../types.js';
 import { busTime, type EventBus, type PutEventsEntry } from './event-bus.js';
 
 export interface EventExporterOptions {
@@ -59,43 +59,7 @@ export class EventExporter {
       ? this.api.store.peek(resourceKey(def), def.namespaced ? io.namespace : undefined, io.name)
       : undefined;
     const found = target && (!io.uid || target.metadata.uid === io.uid) ? target : undefined;
-    const m = event.metadata;
-    return {
-      metadata: {
-        name: m.name,
-        namespace: m.namespace,
-        uid: m.uid,
-        resourceVersion: m.resourceVersion,
-        creationTimestamp: m.creationTimestamp,
-        ...(m.annotations ? { annotations: m.annotations } : {}),
-      },
-      reason: event.reason,
-      message: event.message,
-      source: event.source,
-      firstTimestamp: event.firstTimestamp,
-      lastTimestamp: event.lastTimestamp,
-      count: event.count,
-      type: event.type,
-      eventTime: event.eventTime,
-      reportingComponent: event.reportingComponent,
-      reportingInstance: event.reportingInstance,
-      clusterName: this.options.clusterName,
-      involvedObject: {
-        kind: io.kind,
-        ...(io.namespace ? { namespace: io.namespace } : {}),
-        name: io.name,
-        ...(io.uid ? { uid: io.uid } : {}),
-        ...(io.apiVersion ? { apiVersion: io.apiVersion } : {}),
-        ...(io.resourceVersion ? { resourceVersion: io.resourceVersion } : {}),
-        ...(io.fieldPath ? { fieldPath: io.fieldPath } : {}),
-        ...(found?.metadata.labels ? { labels: { ...found.metadata.labels } } : {}),
-        ...(found?.metadata.annotations ? { annotations: { ...found.metadata.annotations } } : {}),
-        ...(found?.metadata.ownerReferences
-          ? { ownerReferences: structuredClone(found.metadata.ownerReferences) }
-          : {}),
-        deleted: !found,
-      },
-    };
+    return enhancedEvent(event, this.options.clusterName, found);
   }
 
   private export(event: CoreEvent): void {
@@ -133,4 +97,53 @@ export class EventExporter {
       },
     });
   }
+}
+
+/**
+ * The exporter's `EnhancedEvent.ToJSON()`: the Event plus `clusterName`, its involved object
+ * enriched from `found` (the object the exporter's lookup found; `deleted: true` without it).
+ */
+export function enhancedEvent(
+  event: CoreEvent,
+  clusterName: string,
+  found: { metadata: KubeObject['metadata'] } | undefined,
+): Record<string, unknown> {
+  const io = event.involvedObject;
+  const m = event.metadata;
+  return {
+    metadata: {
+      name: m.name,
+      namespace: m.namespace,
+      uid: m.uid,
+      resourceVersion: m.resourceVersion,
+      creationTimestamp: m.creationTimestamp,
+      ...(m.annotations ? { annotations: m.annotations } : {}),
+    },
+    reason: event.reason,
+    message: event.message,
+    source: event.source,
+    firstTimestamp: event.firstTimestamp,
+    lastTimestamp: event.lastTimestamp,
+    count: event.count,
+    type: event.type,
+    eventTime: event.eventTime,
+    reportingComponent: event.reportingComponent,
+    reportingInstance: event.reportingInstance,
+    clusterName,
+    involvedObject: {
+      kind: io.kind,
+      ...(io.namespace ? { namespace: io.namespace } : {}),
+      name: io.name,
+      ...(io.uid ? { uid: io.uid } : {}),
+      ...(io.apiVersion ? { apiVersion: io.apiVersion } : {}),
+      ...(io.resourceVersion ? { resourceVersion: io.resourceVersion } : {}),
+      ...(io.fieldPath ? { fieldPath: io.fieldPath } : {}),
+      ...(found?.metadata.labels ? { labels: { ...found.metadata.labels } } : {}),
+      ...(found?.metadata.annotations ? { annotations: { ...found.metadata.annotations } } : {}),
+      ...(found?.metadata.ownerReferences
+        ? { ownerReferences: structuredClone(found.metadata.ownerReferences) }
+        : {}),
+      deleted: !found,
+    },
+  };
 }
