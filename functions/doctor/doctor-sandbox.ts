@@ -9,6 +9,10 @@ import { createServer, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { SimClock } from '../../sim/clock.js';
 import { GitHubSim } from '../../sim/github/github-sim.js';
+import {
+  APP_PERMISSIONS,
+  setInstallationPermissions,
+} from '../../sim/github/rest/installation-permissions.js';
 import { SimCluster } from '../../sim/kube/cluster.js';
 import type { Pod } from '../../sim/kube/types.js';
 
@@ -64,6 +68,9 @@ export async function startDoctorSandbox(
   github.createOrg(OWNER);
   github.createRepo(REPO);
   github.createInstallation(OWNER);
+  // Seeded: the organisation never accepted the App's later ask for `checks: write`.
+  if (findings)
+    setInstallationPermissions(github.app, OWNER, { ...APP_PERMISSIONS, checks: 'read' });
   github.defineWorkflow(REPO, {
     name: 'ci',
     jobs: [

@@ -36,6 +36,24 @@ export interface Installation {
 
 const LEVELS: Record<string, number> = { read: 1, write: 2, admin: 3 };
 
+/** What runner-medic cannot do without each permission, for the finding's text. */
+const WITHOUT: Record<string, string> = {
+  actions: 're-run or cancel jobs',
+  checks:
+    'explain its actions with a check run on the job’s commit (write), or read annotations to tell a lost runner from a failed job (read)',
+  organization_self_hosted_runners: 'remove registrations left by dead org runners',
+  administration: 'remove registrations left by dead repository runners',
+  metadata: 'read repositories at all',
+};
+
+/** "without checks: it cannot …" for the permissions named in `missing` (missingGrants' lines). */
+export function consequencesOf(missing: readonly string[]): string[] {
+  const permissions = new Set(missing.map((m) => m.split(':')[0] ?? ''));
+  return [...permissions]
+    .filter((p) => WITHOUT[p] !== undefined)
+    .map((p) => `without ${p} it cannot ${WITHOUT[p]}`);
+}
+
 /** What one installation lacks of what the code needs: `checks: read (needs write)`, `event workflow_run`. */
 export function missingGrants(installation: Installation, needs: AppNeeds): string[] {
   const missing: string[] = [];
@@ -162,7 +180,7 @@ export async function checkGithubApp(options: {
             'github.permissions',
             `Installations lack what runner-medic's calls need (${needs.manifest}): ${short
               .map((i) => `${i.account}: ${i.missing.join(', ')}`)
-              .join('; ')}.`,
+              .join('; ')}; ${consequencesOf(short.flatMap((i) => i.missing)).join('; ')}.`,
             'Grant the permissions and events on the App’s settings page, then have each organisation owner accept them.',
           )
         : ok(

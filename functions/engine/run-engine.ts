@@ -12,6 +12,7 @@ import type { EventPublisher } from '../ports/event-publisher.js';
 import type { FactsStore } from '../ports/facts-store.js';
 import type { GithubGateway } from '../ports/github-gateway.js';
 import { carryOut } from './carry-out.js';
+import { explainAction } from './explain-action.js';
 import { gatherSlice, type Slice } from './gather-slice.js';
 import { recordTrigger } from './record-trigger.js';
 import { remediationEvent } from './remediation-event.js';
@@ -474,6 +475,10 @@ async function act(
   });
   await deps.afterAct?.(action);
   await deps.bus.publish([event]);
+  await explainAction(
+    { detailType: event.detailType, detail: event.detail as Record<string, unknown> },
+    deps,
+  );
   await deps.store.markPublished(action.key);
 
   const dimensions = { rule: action.rule, cause: action.cause?.kind ?? 'none', outcome };

@@ -63,6 +63,7 @@ test(
       expect.arrayContaining([
         'configuration.policy',
         'github.webhook-deliveries',
+        'github.permissions',
         'cluster.sandbox.failed-runners',
         'cluster.sandbox.rbac',
       ]),

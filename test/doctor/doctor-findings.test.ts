@@ -3,6 +3,7 @@
  * @kubernetes/client-node and octokit calls over loopback to sim/kube and sim/github. One world
  * for the whole file; each test asserts on the JSON report.
  */
+import { KUBE_ACCESS } from '../../functions/adapters/kubernetes/kube-access.js';
 import type { DoctorCheck } from '../../functions/doctor/doctor-check.js';
 import { exitCodeOf, reportOf } from '../../functions/doctor/doctor-check.js';
 import type { DoctorSandbox } from '../../functions/doctor/doctor-sandbox.js';
@@ -73,7 +74,13 @@ test('failed webhook deliveries of the last hour are counted by status', () => {
 test('installations and their grants are read from GitHub', () => {
   expect(check('github.installations')).toMatchObject({ status: 'ok' });
   expect(check('github.installations').why).toContain('acme');
-  expect(check('github.permissions').status).toBe('ok');
+});
+
+test('an installation that never accepted checks: write is a permissions finding', () => {
+  const c = check('github.permissions');
+  expect(c.status).toBe('finding');
+  expect(c.why).toContain('acme: checks: read (needs write)');
+  expect(c.why).toContain('without checks it cannot explain its actions with a check run');
 });
 
 test('a registration of a scale set with no EphemeralRunner is an orphan', () => {
@@ -90,8 +97,9 @@ test('RBAC is checked by SelfSubjectAccessReview for every call the adapter make
   expect(c.why).toContain('patch actions.github.com/ephemeralrunners in arc-runners');
   expect(c.why).not.toContain('delete actions.github.com/ephemeralrunners');
   const reviews = kubeRequests.filter((r) => r.path.includes('selfsubjectaccessreviews'));
-  // kube-access.ts: 9 calls made whatever the configuration (namespaced ones in the one namespace).
-  expect(reviews).toHaveLength(9);
+  // One review per call kube-access.ts lists as made whatever the configuration (namespaced
+  // ones in the one namespace).
+  expect(reviews).toHaveLength(KUBE_ACCESS.filter((a) => a.when === 'always').length);
 });
 
 test('the doctor itself only reads: no mutating Kubernetes call', () => {

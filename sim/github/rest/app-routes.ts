@@ -2,19 +2,17 @@ import type { AppCredentials } from '../auth/app-credentials.js';
 import type { TokenRegistry } from '../auth/token-registry.js';
 import type { Route } from '../http/route.js';
 import { error } from '../http/route.js';
+import { paginate } from '../http/paginate.js';
 import type { Installation } from '../model/types.js';
 import { isoSeconds } from '../payloads/api-urls.js';
 import { userBody } from '../payloads/account-body.js';
 import type { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
+import { checkRunRoutes } from './check-run-routes.js';
+import { APP_PERMISSIONS, linkApp, permissionsOf } from './installation-permissions.js';
 import type { RestDeps } from './route-context.js';
+import { repositoryBody } from '../payloads/repository-body.js';
 
-export const APP_PERMISSIONS = {
-  actions: 'write',
-  administration: 'write',
-  checks: 'read',
-  metadata: 'read',
-  organization_self_hosted_runners: 'write',
-} as const;
+export { APP_PERMISSIONS, setInstallationPermissions } from './installation-permissions.js';
 
 export interface AppRouteDeps extends RestDeps {
   credentials: AppCredentials;
@@ -22,8 +20,13 @@ export interface AppRouteDeps extends RestDeps {
   webhooks: WebhookDispatcher;
 }
 
-/** Routes a GitHub App calls with its JWT: installations, tokens, webhook deliveries. */
+/**
+ * Routes of a GitHub App: with its JWT, installations, tokens and webhook deliveries; with an
+ * installation token, the installation's repositories and the Checks API. What each installation
+ * is granted can differ from what the App asks (setInstallationPermissions).
+ */
 export function appRoutes(deps: AppRouteDeps): Route[] {
+  linkApp(deps.credentials, deps.store);
   const now = () => deps.store.clock.now();
   const installationBody = (installation: Installation) => ({
     id: installation.id,
@@ -33,7 +36,7 @@ export function appRoutes(deps: AppRouteDeps): Route[] {
     target_id: installation.account.id,
     target_type: installation.account.type,
     repository_selection: 'all',
-    permissions: APP_PERMISSIONS,
+    permissions: permissionsOf(deps.store, installation),
     events: ['workflow_job', 'workflow_run'],
     access_tokens_url: `${deps.urls.api}/app/installations/${installation.id}/access_tokens`,
   });
@@ -96,7 +99,31 @@ export function appRoutes(deps: AppRouteDeps): Route[] {
           body: {
             token: issued.token,
             expires_at: isoSeconds(issued.expiresAt),
-            permissions: APP_PERMISSIONS,
+            permissions: permissionsOf(deps.store, installation),
+            repository_selection: 'all',
+          },
+        };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/installation/repositories',
+      auth: 'token',
+      handler: (ctx) => {
+        const principal = ctx.principal;
+        if (principal?.kind !== 'installation')
+          return error(403, 'You must authenticate with an installation access token');
+        // `repository_selection: all`: every repository of the installing account.
+        const repos = [...deps.store.repos.values()]
+          .filter((repo) => repo.owner.login === principal.installation.account.login)
+          .sort((a, b) => a.id - b.id);
+        const { page, headers } = paginate(ctx, repos);
+        return {
+          status: 200,
+          headers,
+          body: {
+            total_count: repos.length,
+            repositories: page.map((repo) => repositoryBody(repo, deps.urls)),
             repository_selection: 'all',
           },
         };
@@ -165,5 +192,6 @@ export function appRoutes(deps: AppRouteDeps): Route[] {
         return { status: 202, body: {} };
       },
     },
+    ...checkRunRoutes(deps),
   ];
 }
