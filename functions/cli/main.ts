@@ -13,7 +13,18 @@ import { exitCodeOf, reportOf } from '../doctor/doctor-check.js';
 import { runDoctor } from '../doctor/run-doctor.js';
 import { systemClock } from '../ports/clock.js';
 import type { Clock } from '../ports/clock.js';
+import { engineFromEnvironment } from '../config/engine-wiring.js';
+import type { EngineDeps } from '../engine/run-engine.js';
+import { GithubUnavailableError } from '../ports/github-gateway.js';
 import { formatTable } from './format-table.js';
+import type { RescueOutcome } from './rescue.js';
+import {
+  formatRescue,
+  parseRescueTarget,
+  rescue,
+  RescueError,
+  RescueUnreachable,
+} from './rescue.js';
 
 export const HELP = `runner-medic: rescues GitHub Actions jobs whose ARC runner pods die.
 
@@ -22,6 +33,12 @@ Usage: runner-medic <command> [options]
 Commands:
   doctor      Checks the set-up: configuration, the GitHub App, each cluster, events.
               Exit code 0 healthy, 1 findings, 2 something could not be reached.
+  rescue      Decides now for one job, run or runner, with the engine's rules, policy and
+              guardrails; prints what it would do and why; acts only with --yes.
+              Exit code 0 done (or would act), 1 refused by a guardrail or nothing to do,
+              2 something could not be reached.
+  replay      Reports what runner-medic did, or would have done in dry run, per rule, from
+              the stored audit trail and observations.
   help        Prints this text.
 
 doctor options:
@@ -36,7 +53,18 @@ doctor options:
                       repository the App is installed on).
   -h, --help          Prints this text.
 
-The doctor reads the same environment as the functions (README, Configuration).
+rescue <job URL | run URL | cluster/namespace/runner> options:
+  --yes               Do it (without: only say what it would do and why).
+  --json              Print one JSON document { subjects, would, held, did, refused }.
+  --stage <stage>     Read the deployed parameters of this stage, as doctor does.
+
+replay options:
+  --since <duration>  How far back: 7d, 24h, 90m (default 7d).
+  --json              Print one JSON document { since, until, rules: [...] }.
+  --stage <stage>     Read the deployed parameters of this stage, as doctor does.
+  --sandbox           Play the first seed scenario (test/scenarios) in dry run, then replay it.
+
+The commands read the same environment as the functions (README, Configuration).
 `;
 
 export class UsageError extends Error {}
@@ -138,8 +166,75 @@ async function doctor(args: string[], io: CliIo): Promise<number> {
   return exitCodeOf(checks);
 }
 
+/** What tests replace: the engine the functions would build from the environment. */
+export interface CliSeams {
+  engine?: (env: Record<string, string | undefined>, clock: Clock) => Promise<EngineDeps>;
+}
+
+/** The engine as the functions build it (functions/config/engine-wiring.ts), logging to stderr. */
+async function engineFrom(
+  env: Record<string, string | undefined>,
+  clock: Clock,
+  io: CliIo,
+): Promise<EngineDeps> {
+  const { deps } = await engineFromEnvironment(env, clock)(() => 60_000);
+  const verbose = env.RUNNER_MEDIC_VERBOSE === 'true';
+  const line = (level: string) => (message: string, fields?: object) => {
+    if (verbose || level === 'warn')
+      io.err(`${level}: ${message} ${JSON.stringify(fields ?? {})}\n`);
+  };
+  return {
+    ...deps,
+    log: { info: line('info'), warn: line('warn') },
+    metrics: { count: () => undefined, milliseconds: () => undefined },
+  };
+}
+
+async function rescueCommand(args: string[], io: CliIo, seams: CliSeams): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: {
+      yes: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+      stage: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+    allowPositionals: true,
+  });
+  if (values.help) {
+    io.out(HELP);
+    return 0;
+  }
+  if (positionals.length !== 1)
+    throw new UsageError('rescue takes one job URL, run URL or cluster/namespace/runner');
+  const text = positionals[0] ?? '';
+  const target = parseRescueTarget(text);
+  if (typeof target === 'string') throw new UsageError(target);
+  const env = values.stage ? stageEnvironment(io.env, values.stage) : io.env;
+  const deps = await (seams.engine ?? ((e, c) => engineFrom(e, c, io)))(env, systemClock);
+  let outcome: RescueOutcome;
+  try {
+    outcome = await rescue(target, { yes: values.yes }, deps);
+  } catch (error) {
+    if (error instanceof RescueError) {
+      io.err(`runner-medic rescue: ${error.message}\n`);
+      return 1;
+    }
+    if (error instanceof RescueUnreachable || error instanceof GithubUnavailableError) {
+      io.err(`runner-medic rescue: cannot reach: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+  io.out(
+    values.json ? `${JSON.stringify(outcome, null, 2)}\n` : formatRescue(text, outcome, values.yes),
+  );
+  return outcome.refused === null ? 0 : 1;
+}
+
 /** Runs one command line; returns the exit code (64 for a usage error, as sysexits' EX_USAGE). */
-export async function runCli(argv: string[], io: CliIo): Promise<number> {
+export async function runCli(argv: string[], io: CliIo, seams: CliSeams = {}): Promise<number> {
   const [command, ...rest] = argv;
   try {
     switch (command) {
@@ -151,6 +246,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return 0;
       case 'doctor':
         return await doctor(rest, io);
+      case 'rescue':
+        return await rescueCommand(rest, io, seams);
       default:
         throw new UsageError(`unknown command: ${command}`);
     }
