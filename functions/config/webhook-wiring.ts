@@ -66,7 +66,6 @@ export function ingressFromEnvironment(
         clock,
         maxBodyBytes: settings.maxBodyBytes,
         deliveryTtlSeconds: settings.deliveryTtlSeconds,
-        claimLeaseSeconds: settings.claimLeaseSeconds,
       };
     }
     const secret = await readSecret();

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { MAX_DELIVERY_ID_LENGTH } from '../domain/github-objects.js';
+import { DELIVERY_CLAIM_LEASE_SECONDS } from './delivery-lease.js';
 import type { GithubObservation } from '../domain/observation.js';
 import type { Clock } from '../ports/clock.js';
 import type { ClaimOutcome, DeliveryLedger } from '../ports/delivery-ledger.js';
@@ -27,16 +28,7 @@ export interface ReceiveWebhookDeps {
   maxBodyBytes: number;
   /** How long a delivery id stays claimed (GitHub redelivers for up to 3 days, GHES 7). */
   deliveryTtlSeconds: number;
-  /**
-   * How long a claim is held before a redelivery or the sweep may publish it in the holder's
-   * place: longer than the function's timeout, so a live holder is never overtaken.
-   * Defaults to DEFAULT_CLAIM_LEASE_SECONDS.
-   */
-  claimLeaseSeconds?: number;
 }
-
-/** Six times github-webhook's 10 s timeout. */
-export const DEFAULT_CLAIM_LEASE_SECONDS = 60;
 
 const DELIVERY_ID_PATTERN = /^[A-Za-z0-9._:-]+$/;
 const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
@@ -152,11 +144,8 @@ export async function receiveWebhook(
   };
   let claim: ClaimOutcome;
   try {
-    claim = await deps.ledger.claim(
-      record,
-      nowSeconds,
-      deps.claimLeaseSeconds ?? DEFAULT_CLAIM_LEASE_SECONDS,
-    );
+    // Past the lease the holder was stopped at its timeout: a redelivery takes the claim over.
+    claim = await deps.ledger.claim(record, nowSeconds, DELIVERY_CLAIM_LEASE_SECONDS);
   } catch (error) {
     return serverError(deliveryId, 'store-failed', error);
   }

@@ -1,10 +1,14 @@
 import type { DeliveryLedger } from '../ports/delivery-ledger.js';
 import type { EventPublisher } from '../ports/event-publisher.js';
+import { DELIVERY_CLAIM_LEASE_SECONDS } from './delivery-lease.js';
 import { observationEvent } from './normalize-webhook.js';
 
 export interface RepublishOptions {
-  /** The webhook's claim lease: a pending delivery younger than this may still be in flight. */
-  leaseSeconds: number;
+  /**
+   * The webhook's claim lease: a pending delivery younger than this may still be in flight.
+   * Always DELIVERY_CLAIM_LEASE_SECONDS, its default; a caller has no reason to pass another.
+   */
+  leaseSeconds?: number;
   /** At most this many deliveries per call, so one sweep stays short. */
   limit?: number;
 }
@@ -28,13 +32,11 @@ export async function republishUnpublishedDeliveries(
   ledger: DeliveryLedger,
   publisher: EventPublisher,
   now: number,
-  options: RepublishOptions,
+  options: RepublishOptions = {},
 ): Promise<RepublishResult> {
   const nowSeconds = Math.floor(now / 1000);
-  const pending = await ledger.listUnpublished(
-    nowSeconds - options.leaseSeconds,
-    options.limit ?? 100,
-  );
+  const leaseSeconds = options.leaseSeconds ?? DELIVERY_CLAIM_LEASE_SECONDS;
+  const pending = await ledger.listUnpublished(nowSeconds - leaseSeconds, options.limit ?? 100);
   const result: RepublishResult = { published: [], settled: [], failed: [] };
   for (const delivery of pending) {
     const { deliveryId } = delivery;
@@ -43,7 +45,7 @@ export async function republishUnpublishedDeliveries(
         result.settled.push(deliveryId);
         continue;
       }
-      const claim = await ledger.claim(delivery, nowSeconds, options.leaseSeconds);
+      const claim = await ledger.claim(delivery, nowSeconds, leaseSeconds);
       if (claim.status === 'duplicate') {
         if (claim.reason !== 'in-flight') result.settled.push(deliveryId);
         continue;

@@ -8,6 +8,10 @@ import { DynamoDeliveryLedger } from '../../../functions/adapters/store/dynamo-d
 import { createDocumentClient } from '../../../functions/config/webhook-wiring.js';
 import { receiveWebhook } from '../../../functions/ingress/receive-webhook.js';
 import type { ReceiveWebhookDeps } from '../../../functions/ingress/receive-webhook.js';
+import {
+  DELIVERY_CLAIM_LEASE_SECONDS,
+  WEBHOOK_TIMEOUT_SECONDS,
+} from '../../../functions/ingress/delivery-lease.js';
 import { republishUnpublishedDeliveries } from '../../../functions/ingress/republish-unpublished.js';
 import type { WebhookRequest } from '../../../functions/ingress/webhook-request.js';
 import { startEmbeddedDynamo } from '../../../functions/local/embedded-dynamo.js';
@@ -17,7 +21,6 @@ import { SimClock } from '../../../sim/clock.js';
 import { TEST_SECRET, signBody } from '../../helpers/ingress-harness.js';
 import { asAppDelivery, examplesFor } from '../../helpers/webhook-examples.js';
 
-const LEASE_SECONDS = 60;
 const queued = asAppDelivery(examplesFor('workflow_job').find((e) => e.action === 'queued') ?? {});
 
 let dynamo: EmbeddedDynamo;
@@ -47,7 +50,6 @@ beforeAll(async () => {
     clock,
     maxBodyBytes: 1024 * 1024,
     deliveryTtlSeconds: 3600,
-    claimLeaseSeconds: LEASE_SECONDS,
   };
 });
 afterAll(async () => {
@@ -124,17 +126,13 @@ describe('a webhook process killed between claim and publish', () => {
     expect(publishedFor(deliveryId)).toHaveLength(0);
     expect(await deps.ledger.isClaimed(deliveryId, Math.floor(clock.now() / 1000))).toBe(true);
 
-    // Within the lease the dead holder might still be alive: the sweep leaves it.
-    await clock.advance(10_000);
-    const early = await republishUnpublishedDeliveries(deps.ledger, deps.publisher, clock.now(), {
-      leaseSeconds: LEASE_SECONDS,
-    });
+    // Within the webhook's timeout the holder might still be alive: the sweep leaves it.
+    await clock.advance((WEBHOOK_TIMEOUT_SECONDS - 1) * 1000);
+    const early = await republishUnpublishedDeliveries(deps.ledger, deps.publisher, clock.now());
     expect(early.published).toEqual([]);
 
-    await clock.advance(LEASE_SECONDS * 1000);
-    const swept = await republishUnpublishedDeliveries(deps.ledger, deps.publisher, clock.now(), {
-      leaseSeconds: LEASE_SECONDS,
-    });
+    await clock.advance(DELIVERY_CLAIM_LEASE_SECONDS * 1000);
+    const swept = await republishUnpublishedDeliveries(deps.ledger, deps.publisher, clock.now());
     expect(swept).toEqual({ published: [deliveryId], settled: [], failed: [] });
     expect(publishedFor(deliveryId)).toEqual([
       expect.objectContaining({ kind: 'job.queued', deliveryId }),
@@ -142,19 +140,30 @@ describe('a webhook process killed between claim and publish', () => {
 
     const redelivery = await receiveWebhook(request, deps);
     expect(redelivery.response.body.status).toBe('duplicate');
-    const again = await republishUnpublishedDeliveries(deps.ledger, deps.publisher, clock.now(), {
-      leaseSeconds: LEASE_SECONDS,
-    });
+    const again = await republishUnpublishedDeliveries(deps.ledger, deps.publisher, clock.now());
     expect(again.published).toEqual([]);
     expect(publishedFor(deliveryId)).toHaveLength(1);
   });
 
-  it("accepts GitHub's redelivery of the delivery it lost, and publishes it once", async () => {
+  it("accepts GitHub's redelivery once the crashed invocation's timeout has passed, and publishes it once", async () => {
     const deliveryId = randomUUID();
     const request = queuedDelivery(deliveryId);
     await killWebhookAt('after-claim', request);
 
-    await clock.advance((LEASE_SECONDS + 1) * 1000);
+    // While the holder may still be running (Lambda stops it at its timeout), a redelivery waits.
+    await clock.advance((WEBHOOK_TIMEOUT_SECONDS - 1) * 1000);
+    const early = await receiveWebhook(request, deps);
+    expect(early.response.body).toEqual({
+      status: 'duplicate',
+      deliveryId,
+      reason: 'being processed by another invocation',
+    });
+    expect(publishedFor(deliveryId)).toHaveLength(0);
+
+    // The lease is the timeout plus a clock-skew allowance, not a minute: a redelivery that
+    // follows the failed one is taken, and GitHub is told it was accepted.
+    await clock.advance((DELIVERY_CLAIM_LEASE_SECONDS - WEBHOOK_TIMEOUT_SECONDS + 1) * 1000);
+    expect(DELIVERY_CLAIM_LEASE_SECONDS).toBeLessThan(2 * WEBHOOK_TIMEOUT_SECONDS);
     const redelivery = await receiveWebhook(request, deps);
 
     expect(redelivery.response).toEqual({
@@ -162,9 +171,7 @@ describe('a webhook process killed between claim and publish', () => {
       body: { status: 'accepted', deliveryId },
     });
     expect(publishedFor(deliveryId)).toHaveLength(1);
-    const swept = await republishUnpublishedDeliveries(deps.ledger, deps.publisher, clock.now(), {
-      leaseSeconds: LEASE_SECONDS,
-    });
+    const swept = await republishUnpublishedDeliveries(deps.ledger, deps.publisher, clock.now());
     expect(swept.published).toEqual([]);
     expect(publishedFor(deliveryId)).toHaveLength(1);
   });
