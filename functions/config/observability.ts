@@ -1,19 +1,34 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 
+/** The service name and metrics namespace when the environment names none (local runs, tests). */
 export const SERVICE_NAME = 'runner-medic';
 export const METRICS_NAMESPACE = 'RunnerMedic';
 
-export function createLogger(functionName: string): Logger {
-  return new Logger({ serviceName: SERVICE_NAME, persistentKeys: { function: functionName } });
+type Env = Record<string, string | undefined>;
+
+/**
+ * serverless.yml sets POWERTOOLS_SERVICE_NAME per stage (`runner-medic-<stage>`): it is the
+ * `service` dimension of every metric, which the stage's alarms and dashboard filter on, so two
+ * stages in one account never share an alarm.
+ */
+export const serviceNameOf = (env: Env): string => env.POWERTOOLS_SERVICE_NAME || SERVICE_NAME;
+export const metricsNamespaceOf = (env: Env): string =>
+  env.POWERTOOLS_METRICS_NAMESPACE || METRICS_NAMESPACE;
+
+export function createLogger(functionName: string, env: Env = process.env): Logger {
+  return new Logger({
+    serviceName: serviceNameOf(env),
+    persistentKeys: { function: functionName },
+  });
 }
 
-export function createMetrics(functionName: string): Metrics {
+export function createMetrics(functionName: string, env: Env = process.env): Metrics {
   return new Metrics({
-    namespace: METRICS_NAMESPACE,
-    serviceName: SERVICE_NAME,
+    namespace: metricsNamespaceOf(env),
+    serviceName: serviceNameOf(env),
     defaultDimensions: { function: functionName },
-    logger: metricsLogger(createLogger(functionName)),
+    logger: metricsLogger(createLogger(functionName, env)),
   });
 }
 

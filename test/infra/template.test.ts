@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createTableInput } from '../../functions/adapters/store/table-schema.js';
 import { parsePolicy } from '../../functions/domain/policy.js';
+import { WEBHOOK_TIMEOUT_SECONDS } from '../../functions/ingress/delivery-lease.js';
 import { eventPatterns } from './infra-fixtures.js';
 
 const run = promisify(execFile);
@@ -206,6 +207,38 @@ describe('the packaged template', () => {
       expect(queries.some((q) => q.includes(`SUM(${metric})`))).toBe(true);
     expect(queries.some((q) => q.includes("rule = 'circuitBreaker'"))).toBe(true);
     expect(queries.some((q) => q.includes("rule = 'starvingQueue'"))).toBe(true);
+  });
+
+  it('keeps each stage’s custom metrics apart: its own service, and alarms and dashboard on it', () => {
+    const service = `runner-medic-${STAGE}`;
+    for (const [, fn] of functions()) {
+      const vars = fn.Properties.Environment.Variables;
+      expect([vars.POWERTOOLS_SERVICE_NAME, vars.POWERTOOLS_METRICS_NAMESPACE]).toEqual([
+        service,
+        'RunnerMedic',
+      ]);
+    }
+    const [body, vars] = resources['Dashboard'].Properties.DashboardBody['Fn::Sub'];
+    const dashboard = JSON.parse(
+      (body as string).replace(/\$\{(Namespace|Service)\}/g, (_m, k: string) => vars[k]),
+    );
+    const onDashboard = dashboard.widgets
+      .flatMap((w: Json) => w.properties.metrics)
+      .flatMap((m: Json[]) => m.map((part) => part?.expression).filter(Boolean));
+    const inAlarms = ofType('AWS::CloudWatch::Alarm')
+      .flatMap(([, a]) => a.Properties.Metrics ?? [])
+      .map((m: Json) => m.Expression as string);
+    expect([onDashboard.length, inAlarms.length]).toEqual([5, 5]);
+    const thisStageOnly = new RegExp(
+      `^SELECT \\w+\\(\\w+\\) FROM RunnerMedic WHERE service = '${service}'( AND | GROUP BY |$)`,
+    );
+    for (const query of [...onDashboard, ...inAlarms]) expect(query).toMatch(thisStageOnly);
+  });
+
+  it('times github-webhook out where the delivery lease assumes (delivery-lease.ts)', () => {
+    expect(resources['GithubDashwebhookLambdaFunction'].Properties.Timeout).toBe(
+      WEBHOOK_TIMEOUT_SECONDS,
+    );
   });
 
   it('holds no secret value, only where to read secrets', () => {

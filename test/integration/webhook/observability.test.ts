@@ -1,6 +1,8 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { jest } from '@jest/globals';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { createMetrics } from '../../../functions/config/observability.js';
 import { asAppDelivery, examplesFor } from '../../helpers/webhook-examples.js';
 import { IngressHarness, TEST_SECRET, signBody } from '../../helpers/ingress-harness.js';
 
@@ -57,5 +59,36 @@ describe('github-webhook logs and metrics', () => {
     expect(everything).not.toContain(TEST_SECRET);
     expect(everything).not.toContain(signBody(TEST_SECRET, body).slice(7));
     expect(everything).not.toContain('sha256=');
+  });
+});
+
+describe('custom metrics of a stage', () => {
+  it('carry the service name serverless.yml sets per stage, the dimension its alarms filter on', () => {
+    const before = output.length;
+    const metrics = createMetrics('remediate', {
+      POWERTOOLS_SERVICE_NAME: 'runner-medic-qa',
+      POWERTOOLS_METRICS_NAMESPACE: 'RunnerMedic',
+    });
+    metrics.addMetric('InputRejected', MetricUnit.Count, 1);
+    metrics.publishStoredMetrics();
+
+    const emitted = output
+      .slice(before)
+      .join('')
+      .split('\n')
+      .filter((line) => line.includes('"_aws"'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(emitted).toEqual([
+      expect.objectContaining({
+        service: 'runner-medic-qa',
+        function: 'remediate',
+        InputRejected: 1,
+      }),
+    ]);
+    const directive = (
+      emitted[0]?._aws as { CloudWatchMetrics: { Namespace: string; Dimensions: string[][] }[] }
+    ).CloudWatchMetrics[0];
+    expect(directive?.Namespace).toBe('RunnerMedic');
+    expect(directive?.Dimensions.flat()).toContain('service');
   });
 });
