@@ -76,6 +76,17 @@ export async function gatherSlice(
   const names = new Set<string>();
   const runs = new Map<string, { repo: string; runId: number }>();
 
+  // A node's partition holds its signals and the runner namespaces the sweep saw on it.
+  const placedOn = new Map<string, string[]>();
+  const readNodePartition = async (n: { cluster: string; nodeName: string }) => {
+    const key = `node:${n.cluster}/${n.nodeName}`;
+    if (seenParts.has(key)) return;
+    seenParts.add(key);
+    const read = await deps.store.readNode(n.cluster, n.nodeName, now);
+    take(read);
+    placedOn.set(`${n.cluster}/${n.nodeName}`, read.runnerNamespaces);
+  };
+
   for (const s of subjects) {
     if ('cluster' in s && !configured.has(s.cluster)) continue;
     switch (s.kind) {
@@ -98,6 +109,7 @@ export async function gatherSlice(
       case 'node':
         nodes.set(`${s.cluster}/${s.nodeName}`, s);
         nodeSubjects.push(s);
+        await readNodePartition(s);
         break;
       case 'instance': {
         const { node, read } = await deps.store.readInstance(s.instanceId, now);
@@ -105,6 +117,7 @@ export async function gatherSlice(
         if (node && configured.has(node.cluster)) {
           nodes.set(`${node.cluster}/${node.nodeName}`, node);
           nodeSubjects.push(node);
+          await readNodePartition(node);
         }
         break;
       }
@@ -181,11 +194,21 @@ export async function gatherSlice(
   for (const [cluster, g] of byCluster) {
     try {
       const gateway = await deps.clusters.forCluster(cluster);
-      // A node signal: the runner pods on that node are this slice's runners too.
+      // A node signal: the runner pods on that node are this slice's runners too. They are
+      // listed across the cluster when it may be, else in the namespaces the sweep saw runners
+      // of placed on the node: cost follows the node, not the number of runner namespaces.
+      const listedPods = new Map<string, Pod>();
       for (const n of nodeSubjects.filter((x) => x.cluster === cluster)) {
-        const namespaces = deps.clusters.namespaces(cluster) ?? undefined;
+        const configuredNamespaces = deps.clusters.namespaces(cluster);
+        const placed = placedOn.get(`${cluster}/${n.nodeName}`) ?? [];
+        const namespaces =
+          configuredNamespaces === null
+            ? undefined
+            : placed.filter((ns) => configuredNamespaces.includes(ns));
+        if (namespaces !== undefined && namespaces.length === 0) continue;
         for (const pod of await gateway.listRunnerPodsOnNode(n.nodeName, namespaces)) {
           const ref = { cluster, namespace: pod.metadata.namespace, name: pod.metadata.name };
+          listedPods.set(refKey(ref), pod);
           if (runners.has(refKey(ref))) continue;
           runners.set(refKey(ref), ref);
           g.runners.push(ref);
@@ -195,7 +218,7 @@ export async function gatherSlice(
           }
         }
       }
-      const objects = await readRunners(gateway, g.runners);
+      const objects = await readRunners(gateway, g.runners, listedPods);
       facts.pods.push(...objects.pods);
       facts.ephemeralRunners.push(...objects.ers);
       // A runner whose objects are gone is still known as ARC's through another runner of its
@@ -251,16 +274,18 @@ export async function gatherSlice(
   return { facts: dedupeFacts(facts), unavailable, itemsRead };
 }
 
-/** GET each runner's pod and EphemeralRunner by name. */
+/** GET each runner's pod (unless just listed) and EphemeralRunner by name. */
 export async function readRunners(
   gateway: ClusterGateway,
   refs: RunnerRef[],
+  listedPods: ReadonlyMap<string, Pod> = new Map(),
 ): Promise<{ pods: Pod[]; ers: EphemeralRunner[]; listed: Set<string> }> {
   const pods: Pod[] = [];
   const ers: EphemeralRunner[] = [];
   for (const r of refs) {
+    const listed = listedPods.get(refKey(r));
     const [pod, er] = await Promise.all([
-      gateway.getPod(r.namespace, r.name),
+      listed ?? gateway.getPod(r.namespace, r.name),
       gateway.getEphemeralRunner(r.namespace, r.name),
     ]);
     if (pod) pods.push(pod);

@@ -1,4 +1,4 @@
-import type { Node } from '../domain/cluster-facts.js';
+import type { Node, Pod } from '../domain/cluster-facts.js';
 import { emptyFacts, type Facts, type RunnerRegistration } from '../domain/facts.js';
 import type { Policy } from '../domain/policy.js';
 import { runnerSetPrefix } from '../domain/runner-of-job.js';
@@ -140,7 +140,11 @@ async function sweepCluster(
         ...(whole?.pods ?? []).map((p) => p.metadata.namespace),
       ]),
     ].sort();
-  const start = cursor && cursor.namespaceIndex < names.length ? cursor.namespaceIndex : 0;
+  const resuming =
+    cursor !== null && cursor.passStartedAt !== null && cursor.namespaceIndex < names.length;
+  const start = resuming ? cursor.namespaceIndex : 0;
+  const passStartedAt = resuming ? (cursor.passStartedAt ?? now) : now;
+  const lastPassStartedAt = cursor?.lastPassStartedAt ?? null;
   let done = 0;
   const sets: Record<string, string[]> = {};
   const noteSets = (namespace: string, listing: RunnerListing) => {
@@ -158,7 +162,7 @@ async function sweepCluster(
     if (deps.remainingTimeMs && deps.remainingTimeMs() < SWEEP_RESERVE_MS) {
       await deps.store.setSweepCursor(
         cluster,
-        { namespaceIndex: i, passStartedAt: cursor?.passStartedAt ?? now },
+        { namespaceIndex: i, passStartedAt, lastPassStartedAt },
         now,
       );
       deps.log.info('sweep paused; the next one resumes here', { cluster, namespace });
@@ -174,6 +178,14 @@ async function sweepCluster(
         }
       : await listNamespace(gateway, namespace, deps.sweepPageSize ?? 500);
     noteSets(namespace, listing);
+    await recordRunnerNamespacesOnNodes(
+      cluster,
+      namespace,
+      listing.pods,
+      lastPassStartedAt,
+      deps,
+      now,
+    );
     const slice = await namespaceSlice(
       cluster,
       namespace,
@@ -188,8 +200,49 @@ async function sweepCluster(
     done++;
   }
   await deps.store.recordScaleSets(cluster, sets, now);
-  await deps.store.setSweepCursor(cluster, null, now);
+  await deps.store.setSweepCursor(
+    cluster,
+    { namespaceIndex: 0, passStartedAt: null, lastPassStartedAt: passStartedAt },
+    now,
+  );
   return { complete: true, namespaces: done };
+}
+
+/** Slack for clocks and for a pass that began while a pod was being created. */
+const PLACEMENT_SLACK_MS = 60_000;
+const DAY_MS = 24 * 3600 * 1000;
+
+/**
+ * Records which runner namespaces have pods on each node, so that a node signal lists runner
+ * pods on the node in those namespaces only, not in every runner namespace. A pod never changes
+ * node, so only pods new since the last complete pass (or still Pending: just bound) are noted,
+ * with one write per node and namespace; a node's item is written again once a day of its
+ * runners' lives, to outlive its TTL. Cost follows new pods, not the size of the cluster.
+ */
+async function recordRunnerNamespacesOnNodes(
+  cluster: string,
+  namespace: string,
+  pods: readonly Pod[],
+  lastPassStartedAt: number | null,
+  deps: EngineDeps,
+  now: number,
+): Promise<void> {
+  const sinceLastPass = lastPassStartedAt === null ? null : now - lastPassStartedAt;
+  const nodes = new Set<string>();
+  for (const pod of pods) {
+    if (!pod.nodeName) continue;
+    const created = pod.metadata.creationTimestamp;
+    const isNew =
+      sinceLastPass === null ||
+      created === null ||
+      created >= now - sinceLastPass - PLACEMENT_SLACK_MS ||
+      pod.phase === 'Pending';
+    const crossedADay =
+      created !== null && sinceLastPass !== null && (now - created) % DAY_MS < sinceLastPass;
+    if (isNew || crossedADay) nodes.add(pod.nodeName);
+  }
+  for (const nodeName of nodes)
+    await deps.store.recordRunnerNamespaceOnNode(cluster, nodeName, namespace, now);
 }
 
 /**

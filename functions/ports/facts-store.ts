@@ -72,8 +72,10 @@ export interface DueWake {
 export interface SweepCursor {
   /** Index into the cluster's namespace list (or discovered namespaces). */
   namespaceIndex: number;
-  /** When this pass over the cluster began (epoch ms). */
-  passStartedAt: number;
+  /** When the pass in progress began (epoch ms); null between passes. */
+  passStartedAt: number | null;
+  /** When the last complete pass began: pods created since then are new to the store. */
+  lastPassStartedAt?: number | null;
 }
 
 /** An audit event written with its action's result, not yet published (the outbox). */
@@ -97,8 +99,15 @@ export interface FactsStore {
   readRunnerName(name: string, now: number): Promise<StoreRead>;
   /** What the store holds about the runners of one namespace (losses, cached job fields, …). */
   readNamespace(cluster: string, namespace: string, now: number): Promise<StoreRead>;
-  /** Node signals of a node. */
-  readNode(cluster: string, nodeName: string, now: number): Promise<StoreRead>;
+  /**
+   * Node signals of a node, and the runner namespaces whose pods the sweep saw bound to it: a
+   * node signal lists runner pods on the node in those namespaces only.
+   */
+  readNode(
+    cluster: string,
+    nodeName: string,
+    now: number,
+  ): Promise<StoreRead & { runnerNamespaces: string[] }>;
   /** The node an EC2 instance is (cluster/node), with its signals; null when unknown. */
   readInstance(
     instanceId: string,
@@ -134,6 +143,13 @@ export interface FactsStore {
   recordRunnerWarning(warning: RunnerWarning, now: number): Promise<void>;
   /** Remembers which node an EC2 instance is (seen on a Node's providerID). */
   recordInstance(instanceId: string, cluster: string, nodeName: string, now: number): Promise<void>;
+  /** Remembers that runner pods of a namespace are bound to a node (kept for a day). */
+  recordRunnerNamespaceOnNode(
+    cluster: string,
+    nodeName: string,
+    namespace: string,
+    now: number,
+  ): Promise<void>;
   /** Caches ER job fields the first time they are seen; later writes keep the first `seenAt`. */
   cacheErJob(entry: ErJobCacheEntry, now: number): Promise<void>;
   /** Records a pod seen missing; keeps the first `since`. */

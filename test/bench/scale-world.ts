@@ -30,15 +30,18 @@ export interface WorldSize {
   namespaces: number;
 }
 
-/** Store traffic as dynalite answered it: items and bytes read. */
+/** Store traffic as dynalite answered it: items and bytes read, and the keys written. */
 export class StoreMeter {
   itemsRead = 0;
   bytesRead = 0;
   requests = 0;
+  /** `pk sk` of each PutItem, in order. */
+  writes: string[] = [];
   reset(): void {
     this.itemsRead = 0;
     this.bytesRead = 0;
     this.requests = 0;
+    this.writes = [];
   }
 }
 
@@ -245,7 +248,13 @@ export class ScaleWorld {
     const requests = this.kubes.flatMap((k, c) =>
       k.audit.requests.slice(mark[c] ?? 0).filter((r) => r.by === 'runner-medic'),
     );
-    const lists = requests.filter((r) => r.verb === 'list' || r.verb === 'watch');
+    // One node read by name is a list with `metadata.name=` (RBAC grants `list` on nodes only):
+    // it reads one object, so it is not counted as a list.
+    const lists = requests.filter(
+      (r) =>
+        (r.verb === 'list' || r.verb === 'watch') &&
+        !(r.path.startsWith('/api/v1/nodes?') && r.path.includes('fieldSelector=metadata.name')),
+    );
     return {
       calls: requests.length,
       lists: lists.length,
@@ -352,15 +361,34 @@ export class ScaleWorld {
     return out;
   }
 
-  /** What the sweep records about the node a runner is on (from the Node's providerID). */
+  /**
+   * What the sweep records about the node a runner is on: the node of its EC2 instance (from
+   * the Node's providerID) and the namespaces whose runner pods are bound to it.
+   */
   async recordNodeOfRunner(r: number): Promise<void> {
     const at = this.layout[r] as { cluster: number; node: number };
+    const cluster = this.clusterName(at.cluster);
     await this.store.recordInstance(
       instanceOf(at.node),
-      this.clusterName(at.cluster),
+      cluster,
       nodeName(at.node),
       this.clock.now(),
     );
+    for (const other of this.layout)
+      if (other.cluster === at.cluster && other.node === at.node)
+        await this.store.recordRunnerNamespaceOnNode(
+          cluster,
+          nodeName(at.node),
+          namespaceName(other.ns),
+          this.clock.now(),
+        );
+  }
+
+  /** The runners on the node of runner `r`, and how many namespaces they come from. */
+  neighboursOf(r: number): { runners: number; namespaces: number } {
+    const at = this.layout[r] as { cluster: number; node: number };
+    const here = this.layout.filter((o) => o.cluster === at.cluster && o.node === at.node);
+    return { runners: here.length, namespaces: new Set(here.map((o) => o.ns)).size };
   }
 
   instanceOfRunner(r: number): string {
@@ -397,6 +425,7 @@ export class ScaleWorld {
             answer.on('end', () => {
               const payload = Buffer.concat(out);
               const target = String(req.headers['x-amz-target'] ?? '');
+              if (target.endsWith('.PutItem')) this.meter.writes.push(putKeyOf(body));
               if (/\.(Query|Scan|GetItem|BatchGetItem)$/.test(target)) {
                 this.meter.requests++;
                 this.meter.bytesRead += payload.length;
@@ -478,4 +507,15 @@ function jobRecord(jobId: number, runner: string | null, status: string): JobRec
       completedAt: status === 'completed' ? new Date(T0).toISOString() : null,
     },
   };
+}
+
+/** The `pk sk` of a PutItem request body (DynamoDB JSON), or '?' when it cannot be read. */
+function putKeyOf(body: Buffer): string {
+  try {
+    const item = (JSON.parse(body.toString('utf8')) as { Item?: Record<string, { S?: string }> })
+      .Item;
+    return `${item?.pk?.S ?? '?'} ${item?.sk?.S ?? '?'}`;
+  } catch {
+    return '?';
+  }
 }

@@ -43,6 +43,7 @@ const TTL = {
   loss: DAY,
   nodeSignal: DAY,
   instance: 2 * DAY,
+  runnersOnNode: DAY,
   runnerWarning: DAY,
   erJob: 2 * DAY,
   missingPod: DAY,
@@ -109,8 +110,12 @@ export class DynamoFactsStore implements FactsStore {
     return this.query({ index: 'byGroup', key: nsKey(cluster, namespace) }, now);
   }
 
-  readNode(cluster: string, nodeName: string, now: number): Promise<StoreRead> {
-    return this.query({ pk: `NODE#${cluster}#${nodeName}` }, now);
+  async readNode(cluster: string, nodeName: string, now: number) {
+    const read = await this.query({ pk: `NODE#${cluster}#${nodeName}` }, now);
+    const runnerNamespaces = read.extra
+      .filter((i) => i.type === 'runnersOnNode')
+      .map((i) => String((i.data as { namespace: string }).namespace));
+    return { ...read, runnerNamespaces };
   }
 
   async readInstance(instanceId: string, now: number) {
@@ -276,6 +281,21 @@ export class DynamoFactsStore implements FactsStore {
     now: number,
   ): Promise<void> {
     await this.put('instance', `INSTANCE#${instanceId}`, 'NODE', { cluster, nodeName }, now);
+  }
+
+  async recordRunnerNamespaceOnNode(
+    cluster: string,
+    nodeName: string,
+    namespace: string,
+    now: number,
+  ): Promise<void> {
+    await this.put(
+      'runnersOnNode',
+      `NODE#${cluster}#${nodeName}`,
+      `NS#${namespace}`,
+      { namespace },
+      now,
+    );
   }
 
   async recordRunnerWarning(warning: RunnerWarning, now: number): Promise<void> {
