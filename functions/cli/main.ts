@@ -3,6 +3,7 @@
  * runs it; package.json's `bin` points at the launcher functions/cli/runner-medic.mjs.
  * docs/doctor.md describes the doctor.
  */
+import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SSMClient } from '@aws-sdk/client-ssm';
@@ -17,6 +18,8 @@ import { engineFromEnvironment } from '../config/engine-wiring.js';
 import type { EngineDeps } from '../engine/run-engine.js';
 import { GithubUnavailableError } from '../ports/github-gateway.js';
 import { formatTable } from './format-table.js';
+import type { AuditRecord } from './replay.js';
+import { formatReplay, parseAuditRecords, parseDuration, replayReport } from './replay.js';
 import type { RescueOutcome } from './rescue.js';
 import {
   formatRescue,
@@ -61,8 +64,11 @@ rescue <job URL | run URL | cluster/namespace/runner> options:
 replay options:
   --since <duration>  How far back: 7d, 24h, 90m (default 7d).
   --json              Print one JSON document { since, until, rules: [...] }.
-  --stage <stage>     Read the deployed parameters of this stage, as doctor does.
-  --sandbox           Play the first seed scenario (test/scenarios) in dry run, then replay it.
+  --events <file>     The audit trail: JSON lines (or an array) of runner-medic's events, as
+                      the audit log group or an EventBridge archive holds them.
+  --sandbox           Play the second seed scenario (Karpenter mid-job) with the twins in
+                      dry run, then replay what runner-medic would have done.
+  --scenario <file>   With --sandbox: play this scenario instead.
 
 The commands read the same environment as the functions (README, Configuration).
 `;
@@ -233,6 +239,54 @@ async function rescueCommand(args: string[], io: CliIo, seams: CliSeams): Promis
   return outcome.refused === null ? 0 : 1;
 }
 
+async function replayCommand(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      since: { type: 'string', default: '7d' },
+      json: { type: 'boolean', default: false },
+      events: { type: 'string' },
+      sandbox: { type: 'boolean', default: false },
+      scenario: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) {
+    io.out(HELP);
+    return 0;
+  }
+  const window = parseDuration(values.since);
+  if (typeof window === 'string') throw new UsageError(`--since: ${window}`);
+  if (values.sandbox && values.events)
+    throw new UsageError('--sandbox and --events exclude each other');
+  let records: AuditRecord[];
+  let since: number;
+  let until: number;
+  if (values.sandbox) {
+    const { playForReplay, SANDBOX_SCENARIO } = await import('./replay-sandbox.js');
+    const file = values.scenario ?? SANDBOX_SCENARIO;
+    if (!values.json)
+      io.err(`replay: sandbox: playing ${file} in dry run with the twins (about a minute)\n`);
+    const played = await playForReplay(file, { dryRun: true });
+    ({ records, since, until } = played);
+  } else if (values.events) {
+    records = parseAuditRecords(await readFile(values.events, 'utf8'));
+    until = Math.max(Date.now(), ...records.map((r) => r.at));
+    since = until - window;
+  } else {
+    io.err(
+      'runner-medic replay: the store cannot yet list audit events by time; pass --events <file> ' +
+        '(JSON lines of the audit log group, or an EventBridge archive) or --sandbox\n',
+    );
+    return 2;
+  }
+  const report = replayReport(records, since, until);
+  io.out(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatReplay(report));
+  return 0;
+}
+
 /** Runs one command line; returns the exit code (64 for a usage error, as sysexits' EX_USAGE). */
 export async function runCli(argv: string[], io: CliIo, seams: CliSeams = {}): Promise<number> {
   const [command, ...rest] = argv;
@@ -248,6 +302,8 @@ export async function runCli(argv: string[], io: CliIo, seams: CliSeams = {}): P
         return await doctor(rest, io);
       case 'rescue':
         return await rescueCommand(rest, io, seams);
+      case 'replay':
+        return await replayCommand(rest, io);
       default:
         throw new UsageError(`unknown command: ${command}`);
     }

@@ -5,6 +5,7 @@ import type { LossCause, Signal } from '../domain/loss.js';
 import type { Policy } from '../domain/policy.js';
 import { resolvePolicy } from '../domain/resolve-policy.js';
 import type { CheckRunPublisher } from '../ports/check-runs.js';
+import type { BusEvent } from '../ports/event-publisher.js';
 import type { FactsStore } from '../ports/facts-store.js';
 import { REMEDIATION_DETAIL_TYPE } from './remediation-event.js';
 
@@ -40,6 +41,17 @@ const auditSchema = z.object({
   dryRun: z.boolean(),
   at: z.string(),
 });
+
+/**
+ * The audit event with `lostAt`: when the runner behind the action was lost (ISO 8601), as the
+ * engine's facts date it, or null. `runner-medic replay` measures loss → action with it.
+ */
+export function withLossTime(event: BusEvent, lostAt: number | null): BusEvent {
+  return {
+    ...event,
+    detail: { ...event.detail, lostAt: lostAt === null ? null : new Date(lostAt).toISOString() },
+  };
+}
 
 export interface ExplainDeps {
   store: FactsStore;

@@ -12,7 +12,7 @@ import type { EventPublisher } from '../ports/event-publisher.js';
 import type { FactsStore } from '../ports/facts-store.js';
 import type { GithubGateway } from '../ports/github-gateway.js';
 import { carryOut } from './carry-out.js';
-import { explainAction } from './explain-action.js';
+import { explainAction, withLossTime } from './explain-action.js';
 import { gatherSlice, type Slice } from './gather-slice.js';
 import { recordTrigger } from './record-trigger.js';
 import { remediationEvent } from './remediation-event.js';
@@ -468,7 +468,8 @@ async function act(
     ({ outcome, detail, error } = await carryOut(action, deps.clusters, deps.github));
   }
   // The outbox: the audit event is stored with the result, then published from there.
-  const event = remediationEvent(action, outcome, detail, now);
+  const lossAt = MUTATING_KINDS.has(action.target.kind) ? lossTime(action, facts) : null;
+  const event = withLossTime(remediationEvent(action, outcome, detail, now), lossAt);
   await deps.store.finishAction(action.key, outcome, now, detail, {
     detailType: event.detailType,
     detail: event.detail as Record<string, unknown>,
@@ -483,7 +484,6 @@ async function act(
 
   const dimensions = { rule: action.rule, cause: action.cause?.kind ?? 'none', outcome };
   deps.metrics.count('Remediation', dimensions);
-  const lossAt = MUTATING_KINDS.has(action.target.kind) ? lossTime(action, facts) : null;
   if (lossAt !== null)
     deps.metrics.milliseconds('LossToAction', { rule: action.rule }, now - lossAt);
   const log = outcome === 'failed' || outcome === 'gave-up' ? deps.log.warn : deps.log.info;

@@ -1,0 +1,114 @@
+/**
+ * `runner-medic replay`: its figures over a played scenario match the scenario's own outcome.
+ * The second seed (Karpenter consolidates a node under a running job) is played twice with the
+ * real handlers around the twins: acting, then in dry run; replay reads each audit trail.
+ */
+import { runCli } from '../../functions/cli/main.js';
+import { playForReplay, type PlayedScenario } from '../../functions/cli/replay-sandbox.js';
+import { parseAuditRecords, parseDuration, replayReport } from '../../functions/cli/replay.js';
+import type { ReplayReport } from '../../functions/cli/replay.js';
+
+const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
+
+describe('replay over the second seed scenario', () => {
+  let acting: PlayedScenario;
+  let acted: ReplayReport;
+  beforeAll(async () => {
+    acting = await playForReplay(undefined, { dryRun: false });
+    acted = replayReport(acting.records, acting.since, acting.until);
+  }, 180_000);
+
+  it('counts, per rule, the calls runner-medic made in the scenario', () => {
+    const calls = acting.outcome.actions.filter((a) => a.by === 'runner-medic');
+    expect(calls.length).toBeGreaterThan(0);
+    const byRule = new Map<string, number>();
+    for (const c of calls) byRule.set(c.rule ?? '?', (byRule.get(c.rule ?? '?') ?? 0) + 1);
+    const mutating = acted.rules
+      .map((r) => [r.rule, total(r.did)] as const)
+      .filter(([, n]) => n > 0);
+    expect(new Map(mutating)).toEqual(byRule);
+  });
+
+  it('times loss to re-run as the scenario does, and counts the jobs it re-ran', () => {
+    const rerun = acted.rules.find((r) => r.rule === 'rule-3-rerun-killed-job');
+    const recovered = acting.outcome.jobs.filter((j) => j.actionAt !== null);
+    expect(rerun?.jobs).toBe(recovered.length);
+    const [job] = recovered;
+    const scenarioDelay = (job?.actionAt ?? 0) - (job?.lostAt ?? 0);
+    // The scenario dates the loss by the runner's stop; runner-medic by the Kubernetes signal,
+    // which carries whole seconds: they agree within one second.
+    expect(
+      Math.abs((rerun?.lossToAction?.medianSeconds ?? -99) - scenarioDelay),
+    ).toBeLessThanOrEqual(1);
+  });
+
+  it('in dry run, would have done exactly what it did when acting, and called nothing', async () => {
+    const dry = await playForReplay(undefined, { dryRun: true });
+    expect(dry.outcome.actions.filter((a) => a.by === 'runner-medic')).toEqual([]);
+    const would = replayReport(dry.records, dry.since, dry.until);
+    const plan = (r: ReplayReport, pick: 'did' | 'wouldHave') =>
+      Object.fromEntries(r.rules.filter((x) => total(x[pick]) > 0).map((x) => [x.rule, x[pick]]));
+    expect(plan(would, 'wouldHave')).toEqual(plan(acted, 'did'));
+    expect(would.verdict).toMatch(/action\(s\) decided in dry run/);
+  }, 180_000);
+});
+
+describe('replay from a file of audit events', () => {
+  it('reads EventBridge events, applies the window, and prints per rule', async () => {
+    const at = Date.parse('2026-03-02T09:00:00Z');
+    const event = (minutes: number, detail: object) =>
+      JSON.stringify({
+        'detail-type': 'Remediation',
+        time: new Date(at + minutes * 60_000).toISOString(),
+        detail,
+      });
+    const lines = [
+      event(0, {
+        rule: 'rule-3-rerun-killed-job',
+        action: 'rerun-failed-jobs',
+        outcome: 'dry-run',
+        target: { repo: 'acme/app', jobIds: [7] },
+        runner: 'r1',
+        cluster: 'c',
+        lostAt: new Date(at - 30_000).toISOString(),
+      }),
+      event(1, {
+        rule: 'rule-3-rerun-killed-job',
+        action: 'schedule-retry',
+        outcome: 'gave-up',
+        gaveUp: 'k',
+        reason: 're-run budget of 2 exhausted for budget:acme/app:1:build',
+      }),
+      event(-60 * 24 * 8, {
+        rule: 'rule-1-free-poisoned-slot',
+        action: 'delete-pod',
+        outcome: 'succeeded',
+      }),
+    ];
+    const records = parseAuditRecords(lines.join('\n'));
+    const report = replayReport(records, at - 7 * 86_400_000, at + 3_600_000);
+    expect(report.rules).toEqual([
+      expect.objectContaining({
+        rule: 'rule-3-rerun-killed-job',
+        wouldHave: { 'rerun-failed-jobs': 1 },
+        did: {},
+        jobs: 1,
+        runners: 1,
+        held: [{ why: 're-run budget of 2 exhausted for budget:acme/app:1:build', count: 1 }],
+        lossToAction: { count: 1, medianSeconds: 30, maxSeconds: 30 },
+      }),
+    ]);
+    expect(parseDuration('7d')).toBe(7 * 86_400_000);
+    expect(parseDuration('soon')).toMatch(/not a duration/);
+
+    const out: string[] = [];
+    const io = {
+      env: {},
+      out: (t: string) => void out.push(t),
+      err: (t: string) => void out.push(t),
+    };
+    expect(await runCli(['replay', '--since', 'soon'], io)).toBe(64);
+    expect(await runCli(['replay'], io)).toBe(2);
+    expect(out.join('')).toContain('pass --events');
+  });
+});
