@@ -14,6 +14,7 @@ import {
 } from './gather-slice.js';
 import { republishUnpublishedDeliveries } from '../ingress/republish-unpublished.js';
 import { explainAction } from './explain-action.js';
+import { discoverQueuedJobs } from './discover-queued-jobs.js';
 import { recoverStaleClaims } from './recover-stale-claims.js';
 import { redeliverMissedWebhooks } from './redeliver-missed-webhooks.js';
 import type { EngineDeps } from './run-engine.js';
@@ -73,7 +74,8 @@ export async function runSweep(
     }
   }
   const registrations = await refreshRegistrations(deps, now);
-  const queued = await checkQueuedOnGithub(await queuedJobs(deps, now), deps, now);
+  const stored = await checkQueuedOnGithub(await queuedJobs(deps, now), deps, now);
+  const queued = [...stored, ...(await discoverQueuedJobs(stored, deps, now))];
 
   let complete = true;
   let namespaces = 0;

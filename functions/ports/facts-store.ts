@@ -216,6 +216,13 @@ export interface FactsStore {
   dueWakes(now: number, limit: number): Promise<DueWake[]>;
   clearWake(wake: DueWake): Promise<void>;
 
+  /**
+   * Where the sweep's GitHub-side queued check stands in an owner's repositories (an index into
+   * the installation's repository list); 0 when it has not begun.
+   */
+  repositoryScan(owner: string): Promise<number>;
+  setRepositoryScan(owner: string, next: number, now: number): Promise<void>;
+
   sweepCursor(cluster: string): Promise<SweepCursor | null>;
   setSweepCursor(cluster: string, cursor: SweepCursor | null, now: number): Promise<void>;
 

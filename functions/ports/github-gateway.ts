@@ -1,5 +1,5 @@
 import type { JobAnnotation } from '../domain/annotations.js';
-import type { JobFacts, RunFacts } from '../domain/observation.js';
+import type { JobFacts, RepositoryRef, RunFacts } from '../domain/observation.js';
 import type { RunnerRegistration } from '../domain/facts.js';
 
 /** A GitHub call failed in a way worth retrying later (network, 5xx, rate limit past our time). */
@@ -85,4 +85,17 @@ export interface GithubGateway {
   listDeliveryAttempts(since: number): Promise<WebhookDeliveryAttempt[]>;
   /** Asks GitHub to deliver an attempt again, with the same `X-GitHub-Delivery` (App JWT). */
   redeliver(attemptId: number): Promise<GithubMutation>;
+  /**
+   * One page (1-based, 100 a page) of the repositories an installation can see
+   * (`GET /installation/repositories`); `last` when no page follows.
+   */
+  listInstallationRepositories(
+    installationId: number,
+    page: number,
+  ): Promise<{ repositories: RepositoryRef[]; last: boolean }>;
+  /**
+   * Runs of a repository still queued, created since `since` (epoch ms), newest first: one page
+   * of at most `limit`, so the sweep's GitHub-side check stays bounded in calls.
+   */
+  listQueuedRuns(ref: RepoRef, since: number, limit: number): Promise<RunFacts[]>;
 }

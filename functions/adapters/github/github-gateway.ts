@@ -40,6 +40,11 @@ import {
   requestFailureOf,
   unavailableOrRequestError,
 } from './request-failure.js';
+import {
+  installationReposPageSchema,
+  runsPageSchema,
+  toRepositoryRef,
+} from './repository-responses.js';
 
 export interface GithubGatewayOptions extends OctokitFactoryOptions {
   /** Reads `x-ratelimit-reset` against it. @default the system clock */
@@ -287,6 +292,42 @@ export class OctokitGithubGateway implements GithubGateway {
     return this.mutate(scope, `redeliver webhook delivery ${attemptId}`, () =>
       app.rest.apps.redeliverWebhookDelivery({ ...own(), delivery_id: checkedId(attemptId) }),
     );
+  }
+
+  async listInstallationRepositories(installationId: number, page: number) {
+    const octokit = this.octokits.forInstallation(checkedId(installationId));
+    const scope: Scope = { octokit, forget: () => undefined };
+    const what = `list repositories of installation ${installationId}`;
+    const response = await this.read(scope, what, () =>
+      octokit.rest.apps.listReposAccessibleToInstallation({
+        ...own(),
+        per_page: PER_PAGE,
+        page: checkedId(page),
+      }),
+    );
+    if (!response) return { repositories: [], last: true };
+    const body = parseBody(installationReposPageSchema, response.data, what);
+    return {
+      repositories: body.repositories.map(toRepositoryRef),
+      last: !/rel="next"/.test(response.headers.link ?? ''),
+    };
+  }
+
+  async listQueuedRuns(ref: RepoRef, since: number, limit: number): Promise<RunFacts[]> {
+    const t = await this.target(ref);
+    const what = `list queued runs in ${ref.repo}`;
+    const response = await this.read(t, what, () =>
+      t.octokit.rest.actions.listWorkflowRunsForRepo({
+        ...own(),
+        owner: t.owner,
+        repo: t.repo,
+        status: 'queued',
+        created: `>=${new Date(since).toISOString()}`,
+        per_page: Math.max(1, Math.min(PER_PAGE, limit)),
+      }),
+    );
+    if (!response) return [];
+    return parseBody(runsPageSchema, response.data, what).workflow_runs.map(toRunFacts);
   }
 
   private async target(ref: RepoRef): Promise<Target> {

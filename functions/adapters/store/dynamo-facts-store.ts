@@ -636,6 +636,16 @@ export class DynamoFactsStore implements FactsStore {
 
   // ---- the sweep's place, and subjects that keep failing ----
 
+  async repositoryScan(owner: string): Promise<number> {
+    const item = await this.getItem(`REPOSCAN#${owner}`, 'CURSOR', 0);
+    const next = (item?.data as { next?: unknown } | undefined)?.next;
+    return typeof next === 'number' && Number.isSafeInteger(next) && next >= 0 ? next : 0;
+  }
+
+  async setRepositoryScan(owner: string, next: number, now: number): Promise<void> {
+    await this.put('cursor', `REPOSCAN#${owner}`, 'CURSOR', { next }, now);
+  }
+
   async sweepCursor(cluster: string): Promise<SweepCursor | null> {
     const item = await this.getItem(`SWEEP#${cluster}`, 'CURSOR', 0);
     return (item?.data as SweepCursor | undefined) ?? null;

@@ -1,0 +1,75 @@
+import type { Facts } from '../domain/facts.js';
+import type { EngineDeps } from './run-engine.js';
+
+/** Repositories asked for queued runs per sweep, shared by all installations. */
+export const QUEUED_REPOSITORIES_PER_SWEEP = 30;
+/** Queued runs read per repository per sweep (one page). */
+const QUEUED_RUNS_PER_REPOSITORY = 10;
+/** Queued runs older than this are not looked for: the stored queued index covers them. */
+const LOOK_BACK_MS = 24 * 3600 * 1000;
+const PER_PAGE = 100;
+
+const jobKey = (j: Facts['jobs'][number]) => `${j.repository.fullName}#${j.job.jobId}`;
+
+/**
+ * The sweep's GitHub-side level check: a few repositories of each installation per sweep, in
+ * turn, are asked for their queued runs (`GET /repos/{owner}/{repo}/actions/runs?status=queued`),
+ * and the queued jobs of those runs that a known scale set should take are stored. A queued job
+ * whose every webhook and redelivery was lost is then seen starving like any other. Calls per
+ * sweep are bounded: one page of repositories and at most QUEUED_REPOSITORIES_PER_SWEEP run
+ * lists, plus one job list per queued run found; they do not grow with the number of runners.
+ */
+export async function discoverQueuedJobs(
+  known: Facts['jobs'],
+  deps: Pick<EngineDeps, 'store' | 'github' | 'log' | 'metrics'>,
+  now: number,
+): Promise<Facts['jobs']> {
+  const { sets } = await deps.store.readScaleSets(now);
+  const scaleSets = new Set(Object.keys(sets));
+  if (scaleSets.size === 0) return [];
+  const owners = (await deps.store.knownOwners(now)).filter(
+    (o): o is { owner: string; installationId: number } => o.installationId !== null,
+  );
+  const share = Math.max(1, Math.floor(QUEUED_REPOSITORIES_PER_SWEEP / Math.max(1, owners.length)));
+  const seen = new Set(known.map(jobKey));
+  const found: Facts['jobs'] = [];
+  for (const { owner, installationId } of owners) {
+    try {
+      const next = await deps.store.repositoryScan(owner);
+      const page = Math.floor(next / PER_PAGE) + 1;
+      const { repositories, last } = await deps.github.listInstallationRepositories(
+        installationId,
+        page,
+      );
+      const from = next % PER_PAGE;
+      const batch = repositories.slice(from, from + share);
+      for (const repository of batch) {
+        const ref = { repo: repository.fullName, installationId };
+        const runs = await deps.github.listQueuedRuns(
+          ref,
+          now - LOOK_BACK_MS,
+          QUEUED_RUNS_PER_REPOSITORY,
+        );
+        for (const run of runs)
+          for (const job of await deps.github.listJobs(ref, run.runId)) {
+            const record = { repository, installationId, job, annotations: null };
+            if (job.status !== 'queued' || seen.has(jobKey(record))) continue;
+            if (!job.labels.some((l) => scaleSets.has(l.toLowerCase()))) continue;
+            await deps.store.recordJob(record, now);
+            seen.add(jobKey(record));
+            found.push(record);
+          }
+      }
+      const reachedEnd = from + batch.length >= repositories.length && last;
+      await deps.store.setRepositoryScan(owner, reachedEnd ? 0 : next + batch.length, now);
+    } catch (error) {
+      deps.log.warn('installation unavailable', { org: owner, error: (error as Error).message });
+      deps.metrics.count('InstallationUnavailable', { org: owner });
+    }
+  }
+  if (found.length > 0)
+    deps.log.warn('found queued jobs no webhook told of', {
+      jobs: found.map((j) => `${j.repository.fullName}#${j.job.jobId}`),
+    });
+  return found;
+}
