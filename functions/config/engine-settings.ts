@@ -51,11 +51,6 @@ const engineEnvSchema = z.object({
   DEFAULT_CLUSTER_NAME: text,
   WAKE_QUEUE_URL: text,
   SECRET_CACHE_SECONDS: z.coerce.number().int().nonnegative().default(300),
-  /**
-   * Reserved concurrency of `remediate`, so a burst of events cannot stampede the APIs. Read by
-   * the deployment (serverless.yml `reservedConcurrency`); validated here so one name is used.
-   */
-  REMEDIATE_RESERVED_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(5),
   /** Runners per list page in the sweep (`limit`). */
   SWEEP_PAGE_SIZE: z.coerce.number().int().min(10).max(5000).default(500),
 });
@@ -80,7 +75,6 @@ export interface EngineSettings {
   /** SQS queue for delayed wake-ups; without it a grace period ends at the next sweep. */
   wakeQueueUrl: string | undefined;
   secretCacheSeconds: number;
-  remediateReservedConcurrency: number;
   sweepPageSize: number;
 }
 
@@ -124,7 +118,6 @@ export function loadEngineSettings(env: Record<string, string | undefined>): Eng
     defaultCluster: e.DEFAULT_CLUSTER_NAME,
     wakeQueueUrl: e.WAKE_QUEUE_URL,
     secretCacheSeconds: e.SECRET_CACHE_SECONDS,
-    remediateReservedConcurrency: e.REMEDIATE_RESERVED_CONCURRENCY,
     sweepPageSize: e.SWEEP_PAGE_SIZE,
   };
 }

@@ -27,19 +27,16 @@ describe('loadEngineSettings', () => {
     expect(settings.githubApiUrl).toBe('https://api.github.com');
   });
 
-  it('reads each cluster’s runner namespaces, the reserved concurrency and the sweep page size', () => {
+  it('reads each cluster’s runner namespaces and the sweep page size', () => {
     const settings = loadEngineSettings({
       ...base,
       CLUSTERS: JSON.stringify({
         'prod-eu': { kind: 'eks', region: 'eu-west-1', namespaces: ['arc-runners', 'arc-gpu'] },
       }),
-      REMEDIATE_RESERVED_CONCURRENCY: '8',
       SWEEP_PAGE_SIZE: '200',
     });
     expect(settings.clusters['prod-eu']?.namespaces).toEqual(['arc-runners', 'arc-gpu']);
-    expect(settings.remediateReservedConcurrency).toBe(8);
     expect(settings.sweepPageSize).toBe(200);
-    expect(loadEngineSettings(base).remediateReservedConcurrency).toBe(5);
   });
 
   it.each([
@@ -47,7 +44,6 @@ describe('loadEngineSettings', () => {
       { ...base, CLUSTERS: '{"c1": {"kind": "eks", "region": "r", "namespaces": ["Not_A_Name"]}}' },
       /CLUSTERS\.c1\.namespaces/,
     ],
-    [{ ...base, REMEDIATE_RESERVED_CONCURRENCY: '0' }, /REMEDIATE_RESERVED_CONCURRENCY/],
     [{ ...base, CLUSTERS: '{not json' }, /CLUSTERS: not valid JSON/],
     [{ ...base, CLUSTERS: '{"c1": {"kind": "gke"}}' }, /CLUSTERS\.c1\.kind/],
     [{ ...base, POLICY: 'dryRun: true', POLICY_FILE: '/p.yaml' }, /at most one of POLICY/],
