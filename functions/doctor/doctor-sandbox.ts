@@ -7,6 +7,9 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { DynamoClusterSightings } from '../adapters/store/cluster-sightings.js';
+import { createDocumentClient } from '../config/webhook-wiring.js';
+import { startEmbeddedDynamo } from '../local/embedded-dynamo.js';
 import { SimClock } from '../../sim/clock.js';
 import { GitHubSim } from '../../sim/github/github-sim.js';
 import {
@@ -156,8 +159,23 @@ export async function startDoctorSandbox(
     github.actions.registerRunner(scaleSetId, 'arc-linux-abandoned-runner');
   }
 
+  // The store the functions would write, with what the engine notes of exporter events.
+  const dynamo = await startEmbeddedDynamo('runner-medic-sandbox');
+  const sightings = new DynamoClusterSightings(
+    createDocumentClient(dynamo.clientConfig),
+    dynamo.tableName,
+  );
+  const now = clock.now();
+  if (findings) {
+    // Seeded: an exporter that sends a cluster name not in CLUSTERS ...
+    await sightings.noteEvent('old-staging', false, now - 10 * 60_000, now);
+    // ... and the sandbox cluster's own exporter, silent for three hours.
+    await sightings.noteEvent(SANDBOX_CLUSTER, true, now - 3 * 3600_000, now);
+  } else await sightings.noteEvent(SANDBOX_CLUSTER, true, now - 60_000, now);
+
   const env: Record<string, string> = {
-    TABLE_NAME: 'runner-medic-sandbox',
+    TABLE_NAME: dynamo.tableName,
+    DYNAMODB_ENDPOINT: dynamo.endpoint,
     GITHUB_WEBHOOK_SECRET: WEBHOOK_SECRET,
     GITHUB_APP_CREDENTIALS: JSON.stringify({
       appId: github.app.appId,
@@ -181,6 +199,7 @@ export async function startDoctorSandbox(
     github,
     cluster,
     stop: async () => {
+      await dynamo.close();
       await cluster.stop();
       await github.stop();
       if (receiver) await new Promise<void>((resolve) => receiver.server.close(() => resolve()));

@@ -1,3 +1,4 @@
+import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import type { EKSClient } from '@aws-sdk/client-eks';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { OctokitGithubGateway } from '../adapters/github/github-gateway.js';
@@ -5,6 +6,9 @@ import { OctokitFactory } from '../adapters/github/octokit-factory.js';
 import { connectionFor, type ClusterAccess } from '../adapters/kubernetes/cluster-connections.js';
 import type { AwsCredentialsProvider } from '../adapters/kubernetes/eks-token.js';
 import type { SecretClients } from '../adapters/secrets/secret-reader.js';
+import { DynamoClusterSightings } from '../adapters/store/cluster-sightings.js';
+import type { EngineSettings } from '../config/engine-settings.js';
+import { createDocumentClient } from '../config/webhook-wiring.js';
 import type { Clock } from '../ports/clock.js';
 import { checkConfiguration } from './configuration-checks.js';
 import type { CheckResult } from './doctor-check.js';
@@ -79,7 +83,7 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
       ),
     );
     checks.push(...clusterChecks);
-    checks.push(...checkEvents(options.exporterSilentMinutes ?? 30));
+    checks.push(...(await eventsChecks(options, settings, now)));
     return checks;
   }
 
@@ -161,6 +165,34 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
       );
     }
   }
-  checks.push(...checkEvents(options.exporterSilentMinutes ?? 30));
+  checks.push(...(await eventsChecks(options, settings, now)));
   return checks;
+}
+
+/** The Events checks over the store the functions write (TABLE_NAME, DYNAMODB_ENDPOINT). */
+async function eventsChecks(
+  options: DoctorOptions,
+  settings: EngineSettings | undefined,
+  now: number,
+): Promise<CheckResult[]> {
+  const tableName = settings?.tableName ?? options.env.TABLE_NAME;
+  const endpoint = settings?.dynamoEndpoint ?? options.env.DYNAMODB_ENDPOINT;
+  const sightings = tableName
+    ? new DynamoClusterSightings(createDocumentClient(storeClientConfig(endpoint)), tableName)
+    : null;
+  return checkEvents({
+    sightings,
+    configured: Object.keys(settings?.clusters ?? {}),
+    now,
+    silentMinutes: options.exporterSilentMinutes ?? 30,
+  });
+}
+
+/** A loopback endpoint is a local DynamoDB (dynalite, the sandbox): it takes any credentials. */
+function storeClientConfig(endpoint: string | undefined): DynamoDBClientConfig {
+  if (!endpoint) return {};
+  const host = new URL(endpoint).hostname;
+  return host === '127.0.0.1' || host === 'localhost'
+    ? { endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+    : { endpoint };
 }

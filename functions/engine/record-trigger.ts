@@ -1,4 +1,5 @@
 import { classifyEc2Event, classifyEvent } from '../domain/classify.js';
+import type { ClusterSightings } from '../ports/cluster-sightings.js';
 import type { FactsStore } from '../ports/facts-store.js';
 import type { Trigger } from './trigger.js';
 
@@ -65,5 +66,32 @@ export async function recordTrigger(
     case 'sweep':
     case 'wake':
       return summary;
+  }
+}
+
+/**
+ * Notes the cluster names exporter events arrive with, configured or not, before unknown ones
+ * are rejected: the doctor lists clusters that send events but are not configured, and
+ * configured clusters whose exporter went silent. At most one write per cluster per minute
+ * (cluster-sightings.ts); a failure to note is logged and never stops the trigger.
+ */
+export async function noteSightings(
+  trigger: Trigger,
+  configured: readonly string[],
+  sightings: ClusterSightings | undefined,
+  now: number,
+  log: { warn(message: string, fields?: object): void },
+): Promise<void> {
+  if (!sightings || trigger.kind !== 'cluster' || trigger.input.kind !== 'kube-events') return;
+  const names = new Set(trigger.input.events.map((e) => e.cluster));
+  for (const cluster of names) {
+    try {
+      await sightings.noteEvent(cluster, configured.includes(cluster), now, now);
+    } catch (error) {
+      log.warn('could not note the cluster of an event', {
+        cluster,
+        error: (error as Error).message,
+      });
+    }
   }
 }

@@ -154,9 +154,15 @@ test('a job queued longer than 15 minutes is reported under its scale set', () =
   expect(c.why).not.toContain('arc-linux:');
 });
 
-test('the Events checks say they are not available, and do not change the exit code', () => {
-  for (const id of ['events.unknown-clusters', 'events.exporter-silent']) {
-    expect(check(id).status).toBe('error');
-    expect(check(id).why).toMatch(/^Not available/);
-  }
+test('a cluster that sends events but is not configured is named, with when it last did', () => {
+  const c = check('events.unknown-clusters');
+  expect(c.status).toBe('finding');
+  expect(c.why).toContain('old-staging (last 10 min ago)');
+  expect(c.why).not.toContain('sandbox (');
+});
+
+test('a configured cluster whose exporter has been silent for 30 minutes is a finding', () => {
+  const c = check('events.exporter-silent');
+  expect(c.status).toBe('finding');
+  expect(c.why).toContain('No exporter event in the last 30 minutes from: sandbox (last 3 h ago)');
 });
