@@ -4,28 +4,21 @@ import { classifyFinishedRunner } from './classify-finished-runner.js';
 import { classifyNode } from './classify-node.js';
 import { classifyOfflineRunner, classifyRecreatedPod } from './classify-recreated-pod.js';
 import type { EphemeralRunner, EphemeralRunnerJobFields, Node, Pod } from './cluster-facts.js';
+import { runKey, type Correlation } from './correlation.js';
 import { isCurrentSignal, WARNING_TTL_MS } from './current-signal.js';
 import type { Facts, JobRecord } from './facts.js';
 import { isoTime } from './iso-time.js';
 import { lossRank } from './loss-rank.js';
 import { NODE_DOWN_KINDS, type Loss, type NodeSignal } from './loss.js';
 import { arcVersionOf, isArcOwned, isRunnerPod, scaleSetOf } from './runner-guard.js';
-import { matchesErFields } from './runner-of-job.js';
+import { jobRunnerView } from './runner-of-job.js';
 import type { RunnerView } from './runner-view.js';
 
+export type { Correlation } from './correlation.js';
+export { runKey } from './correlation.js';
 export type { RunnerView } from './runner-view.js';
 export { runnerOfJob, runnerSetPrefix, runnersForJob, runnersOnInstance } from './runner-of-job.js';
 
-export interface Correlation {
-  runners: RunnerView[];
-  byName: Map<string, RunnerView[]>;
-  /** Runners grouped by scale-set name, in every cluster. */
-  byScaleSet: Map<string, RunnerView[]>;
-  /** Jobs of a run, keyed by `runKey(repo, runId)`. */
-  jobsByRun: Map<string, JobRecord[]>;
-}
-
-export const runKey = (repo: string, runId: number): string => `${repo}#${runId}`;
 const viewKey = (cluster: string, namespace: string, name: string) =>
   `${cluster}/${namespace}/${name}`;
 
@@ -70,9 +63,10 @@ function nodeIsDown(node: Node | null): boolean {
 }
 
 /**
- * Join jobs, runners, pods, EphemeralRunners and nodes (DESIGN.md §3): by runner name, by ER job
- * fields (repo + run id + runner name or display name; never the ER jobId), by node through
- * providerID, and by scale set through the jobs' labels.
+ * Join jobs, runners, pods, EphemeralRunners and nodes (DESIGN.md §3): a runner's objects by
+ * cluster, namespace and name; a job to its runner by identity (runner id, then ER job fields,
+ * then a name only one proven ARC runner has: runner-of-job.ts); by node through providerID; by
+ * scale set through the jobs' labels.
  */
 export function correlate(facts: Facts, now: number): Correlation {
   const views = new Map<string, RunnerView>();
@@ -125,18 +119,16 @@ export function correlate(facts: Facts, now: number): Correlation {
   }
 
   const registrations = new Map(facts.registrations.map((r) => [r.name, r]));
-  const jobsByRun = new Map<string, JobRecord[]>();
-  const jobsByRunner = new Map<string, JobRecord[]>();
-  const push = (m: Map<string, JobRecord[]>, k: string, j: JobRecord) => {
+  const push = <K, T>(m: Map<K, T[]>, k: K, item: T) => {
     const list = m.get(k);
-    if (list) list.push(j);
-    else m.set(k, [j]);
+    if (list) list.push(item);
+    else m.set(k, [item]);
   };
-  for (const j of facts.jobs) {
-    push(jobsByRun, runKey(j.repository.fullName, j.job.runId), j);
-    if (j.job.runnerName) push(jobsByRunner, j.job.runnerName, j);
-  }
 
+  // The runner's own identity first: what it is, whose it is, which job its ER names.
+  const byName = new Map<string, RunnerView[]>();
+  const byRunnerId = new Map<number, RunnerView[]>();
+  const byErRun = new Map<string, RunnerView[]>();
   for (const v of views.values()) {
     const { pod, er } = v;
     const cache = cached.get(viewKey(v.cluster, v.namespace, v.name));
@@ -156,15 +148,25 @@ export function correlate(facts: Facts, now: number): Correlation {
     v.jobFields = hasJobFields(er?.job) ? er.job : hasJobFields(cache?.job) ? cache.job : null;
     v.runnerId = er?.runnerId ?? cache?.runnerId ?? null;
     v.jobSeenAt = cache?.seenAt ?? null;
-    const fields = v.jobFields;
-    const byFields =
-      fields?.jobRepositoryName && fields.workflowRunId !== null
-        ? (jobsByRun.get(runKey(fields.jobRepositoryName, fields.workflowRunId)) ?? []).filter(
-            (j) => j.job.runnerName === null && matchesErFields(j, v.name, fields),
-          )
-        : [];
-    v.jobs = [...(jobsByRunner.get(v.name) ?? []), ...byFields];
-    v.busy = fields !== null || v.jobs.length > 0;
+    push(byName, v.name, v);
+    if (v.runnerId !== null) push(byRunnerId, v.runnerId, v);
+    const f = v.jobFields;
+    if (f?.jobRepositoryName && f.workflowRunId !== null)
+      push(byErRun, runKey(f.jobRepositoryName, f.workflowRunId), v);
+  }
+
+  // Then each job to the one runner it ran on, by identity (runner-of-job.ts).
+  const jobsByRun = new Map<string, JobRecord[]>();
+  const index = { byName, byRunnerId, byErRun };
+  for (const j of facts.jobs) {
+    push(jobsByRun, runKey(j.repository.fullName, j.job.runId), j);
+    jobRunnerView(index, j)?.jobs.push(j);
+  }
+
+  for (const v of views.values()) {
+    const { pod, er } = v;
+    const cache = cached.get(viewKey(v.cluster, v.namespace, v.name));
+    v.busy = v.jobFields !== null || v.jobs.length > 0;
 
     // An ephemeral runner runs one job: once its job has completed, or its job fields were seen
     // before a loss, its JIT config is spent and no re-created pod of it can work.
@@ -246,14 +248,7 @@ export function correlate(facts: Facts, now: number): Correlation {
   }
 
   const runners = [...views.values()];
-  const byName = new Map<string, RunnerView[]>();
   const byScaleSet = new Map<string, RunnerView[]>();
-  for (const v of runners) {
-    byName.set(v.name, [...(byName.get(v.name) ?? []), v]);
-    if (v.scaleSet) {
-      const k = v.scaleSet.toLowerCase();
-      byScaleSet.set(k, [...(byScaleSet.get(k) ?? []), v]);
-    }
-  }
-  return { runners, byName, byScaleSet, jobsByRun };
+  for (const v of runners) if (v.scaleSet) push(byScaleSet, v.scaleSet.toLowerCase(), v);
+  return { runners, byName, byRunnerId, byErRun, byScaleSet, jobsByRun };
 }

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join, normalize } from 'node:path';
 import {
   correlate,
   runnerOfJob,
@@ -37,9 +39,19 @@ describe('correlate', () => {
 
   it.each<[string, Facts, number[]]>([
     [
-      'by runner name',
+      'by GitHub runner id (the ER status.runnerId)',
       facts({
         pods: [pod()],
+        ephemeralRunners: [er()],
+        jobs: [job({ jobId: 1 }), job({ jobId: 2, runnerName: 'someone-else', runnerId: 43 })],
+      }),
+      [1],
+    ],
+    [
+      'by runner name when only one proven ARC runner has it and its runner id is unknown',
+      facts({
+        pods: [pod()],
+        ephemeralRunners: [{ ...er(), runnerId: null }],
         jobs: [job({ jobId: 1 }), job({ jobId: 2, runnerName: 'someone-else' })],
       }),
       [1],
@@ -58,9 +70,10 @@ describe('correlate', () => {
           }),
         ],
         jobs: [
-          job({ jobId: 3, runnerName: null, status: 'in_progress' }),
-          job({ jobId: 4, runnerName: null, name: 'lint' }),
-          job({ jobId: 5, runnerName: null, runId: 1 }),
+          // GitHub names no runner id either until a runner takes the job.
+          job({ jobId: 3, runnerName: null, runnerId: null, status: 'in_progress' }),
+          job({ jobId: 4, runnerName: null, runnerId: null, name: 'lint' }),
+          job({ jobId: 5, runnerName: null, runnerId: null, runId: 1 }),
         ],
       }),
       [3],
@@ -177,7 +190,7 @@ describe('correlate', () => {
           },
         }),
       ],
-      jobs: [job({ jobId: 123, runnerName: null, runId: 2, name: 'y' })],
+      jobs: [job({ jobId: 123, runnerName: null, runnerId: null, runId: 2, name: 'y' })],
     });
     const c = correlate(f, T0);
     const j = f.jobs[0];
@@ -461,4 +474,29 @@ it('never throws on an absurd stored time', () => {
   });
   expect(() => decide(f, DEFAULT_POLICY, T0)).not.toThrow();
   expect(only(f).loss?.signal.detail).toContain('since 100000000000000000000');
+});
+
+/** The relative imports of a module, as paths from the repository root. */
+function importsOf(file: string): string[] {
+  const source = readFileSync(file, 'utf8');
+  return [...source.matchAll(/from '(\.[^']+)\.js'/g)].map((m) =>
+    normalize(join(dirname(file), `${m[1] as string}.ts`)),
+  );
+}
+
+it('correlate and the modules it reaches import one another without a cycle', () => {
+  const cycles: string[] = [];
+  const done = new Set<string>();
+  const visit = (file: string, path: string[]) => {
+    if (path.includes(file)) {
+      cycles.push([...path.slice(path.indexOf(file)), file].join(' -> '));
+      return;
+    }
+    if (done.has(file)) return;
+    for (const next of importsOf(file)) visit(next, [...path, file]);
+    done.add(file);
+  };
+  visit('functions/domain/correlate.ts', []);
+  expect(done.has('functions/domain/runner-of-job.ts')).toBe(true);
+  expect(cycles).toEqual([]);
 });

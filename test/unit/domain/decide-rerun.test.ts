@@ -371,6 +371,25 @@ describe('rule 3: re-run a killed job', () => {
       });
       const f = facts({
         pods: [oomPod],
+        // ARC has deleted the EphemeralRunner; its runner id and job were cached when first seen.
+        erJobCache: [
+          {
+            cluster: CLUSTER,
+            namespace: NS,
+            runnerName: oomPod.metadata.name,
+            scaleSet: 'arc-runner-set',
+            runnerId: 42,
+            job: {
+              jobId: null,
+              jobRequestId: 7,
+              jobRepositoryName: 'acme/app',
+              jobWorkflowRef: null,
+              workflowRunId: RUN_ID,
+              jobDisplayName: 'build',
+            },
+            seenAt: T0 - 300_000,
+          },
+        ],
         jobs: [job({ jobId: 110 }, [{ annotation_level: 'failure', message: LOST_ANNOTATION }])],
         runs: [run()],
       });
