@@ -15,7 +15,7 @@ import { Arc } from './arc/arc.js';
 import type { ArcOverrides, ArcVersion } from './arc/arc-version.js';
 import { defaultRunnerTemplate } from './arc/resource-builder.js';
 import { EventBus } from './export/event-bus.js';
-import { EventExporter } from './export/event-exporter.js';
+import { EventExporter, type ExporterRouting } from './export/event-exporter.js';
 import { Faults } from './faults.js';
 import { applyManifest, applyManifestFile, type LoadManifestOptions } from './manifest.js';
 import { InMemoryActionsService } from './in-memory-actions-service.js';
@@ -62,7 +62,18 @@ export interface SimClusterOptions {
   timings?: Partial<Timings>;
   region?: string;
   account?: string;
-  eventExport?: { dropRate?: number; latencyMs?: number };
+  /**
+   * The event exporter: `routing` is its config's route, age limit and receivers (scenarios load
+   * the shipped infra/kubernetes/event-exporter.yaml with `shippedExporterRouting`); without it,
+   * every exported event goes to one EventBridge receiver.
+   */
+  eventExport?: {
+    dropRate?: number;
+    latencyMs?: number;
+    routing?: ExporterRouting;
+    /** Without `routing`: the exporter's maxEventAgeSeconds (default 5, as its config.go). */
+    maxEventAgeSeconds?: number;
+  };
   karpenter?: {
     provisioning?: boolean;
     nodePool?: string;
@@ -251,6 +262,10 @@ export class SimCluster {
       account: this.account,
       dropRate: options.eventExport?.dropRate,
       latencyMs: options.eventExport?.latencyMs,
+      ...(options.eventExport?.routing ? { routing: options.eventExport.routing } : {}),
+      ...(options.eventExport?.maxEventAgeSeconds !== undefined
+        ? { maxEventAgeSeconds: options.eventExport.maxEventAgeSeconds }
+        : {}),
     });
     this.faults = new Faults(this);
   }

@@ -12,7 +12,7 @@ export function formatOutcome(o: ScenarioOutcome): string {
     ...o.jobs.map((j) => {
       const recovery =
         j.lostAt !== null && j.recoveredAt !== null
-          ? `  recovered ${(j.recoveredAt - j.lostAt).toFixed(1)}s after loss`
+          ? `  recovered ${(j.recoveredAt - j.lostAt).toFixed(1)}s after loss${j.runningAgainAt !== null ? `, running again ${(j.runningAgainAt - j.lostAt).toFixed(1)}s` : ''}`
           : '';
       return `  run ${j.run}  ${j.name.padEnd(24)} ${j.status}/${j.conclusion ?? '-'}  attempts ${j.attempts}  lost ${time(j.lostAt)}  action ${time(j.actionAt)}  recovered ${time(j.recoveredAt)}${recovery}`;
     }),

@@ -1,6 +1,7 @@
 import type { ArcVersion } from '../kube/arc/arc-version.js';
 import { ARC_VERSIONS } from '../kube/arc/arc-version.js';
 import { SimCluster } from '../kube/cluster.js';
+import { shippedExporterRouting } from '../kube/export/shipped-exporter-config.js';
 import { Rng } from '../rng.js';
 import type { Pod } from '../kube/types.js';
 import type { BusEntry, ClusterTwin } from './cluster-twin.js';
@@ -18,14 +19,26 @@ const TARGET_POLL_MS = 500;
 /** A scenario cluster on sim/kube's SimCluster, wired to the GitHub twin's Actions service. */
 export async function createKubeClusterTwin(input: CreateClusterInput): Promise<ClusterTwin> {
   const { spec, clock, github } = input;
+  const runnerNamespaces = [...new Set(spec.scaleSets.map((set) => set.namespace))];
   const cluster = new SimCluster({
     name: spec.name,
     arcVersion: modelledArcVersion(spec.name, spec.arcVersion),
-    rbac: spec.rbac !== undefined,
+    // Always on: runner-medic gets exactly what the scenario's (by default the shipped) grants say.
+    rbac: true,
+    // As the real controllers do: the ERS patch-ID gate (0.9.3 and 0.13.1), and 0.13.1's early
+    // release of the ER finalizer (0.15 has both already). See sim/kube/README.md.
+    arc: {
+      patchIdGate: true,
+      releaseFinalizerBeforePodGone: spec.arcVersion !== '0.9',
+    },
     seed: `${String(input.seed)}:${spec.name}`,
     clock,
     actionsService: github.actions,
-    eventExport: { dropRate: input.eventDrop },
+    // The shipped exporter config, as deployed for this cluster: its route, its age limit.
+    eventExport: {
+      dropRate: input.eventDrop,
+      routing: shippedExporterRouting({ clusterName: spec.name, runnerNamespaces }),
+    },
     karpenter: { provisioning: spec.karpenterProvisioning },
   });
   for (const node of spec.nodes) {
@@ -37,8 +50,7 @@ export async function createKubeClusterTwin(input: CreateClusterInput): Promise<
       karpenter: node.karpenter,
     });
   }
-  const runnerNamespaces = [...new Set(spec.scaleSets.map((set) => set.namespace))];
-  for (const file of spec.rbac?.manifests ?? []) {
+  for (const file of spec.rbac.manifests) {
     // Namespaced grants (Role, RoleBinding) once per runner namespace, as `kubectl apply -n`.
     cluster.applyManifestFile(file, { namespaces: runnerNamespaces });
   }

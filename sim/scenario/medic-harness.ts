@@ -30,6 +30,8 @@ export interface MedicHarnessOptions {
   github: GitHubSim;
   /** Kubeconfig per cluster name, authenticating as runner-medic. */
   kubeconfigs: Record<string, string>;
+  /** Runner namespaces per cluster (CLUSTERS.<name>.namespaces); absent: all namespaces. */
+  namespaces?: Record<string, string[]>;
   policy: Policy;
   sweepSeconds: number;
   /** Delay between a PutEvents and the target's invocation. @default 500 ms */
@@ -107,10 +109,13 @@ export class MedicHarness {
 
     const clusters = new ClusterConnections({
       clusters: Object.fromEntries(
-        Object.entries(this.options.kubeconfigs).map(([name, kubeconfig]) => [
-          name,
-          { kind: 'kubeconfig' as const, kubeconfig },
-        ]),
+        Object.entries(this.options.kubeconfigs).map(([name, kubeconfig]) => {
+          const namespaces = this.options.namespaces?.[name];
+          return [
+            name,
+            { kind: 'kubeconfig' as const, kubeconfig, ...(namespaces ? { namespaces } : {}) },
+          ];
+        }),
       ),
       clock,
     });

@@ -44,6 +44,8 @@ export interface JobOutcome {
   lostAt: number | null;
   actionAt: number | null;
   recoveredAt: number | null;
+  /** When the job ran again after its loss on a runner that was not lost in turn (in_progress). */
+  runningAgainAt: number | null;
 }
 
 export type Actor = 'runner-medic' | 'arc' | 'kubelet' | 'karpenter' | 'github' | 'user';
@@ -115,6 +117,10 @@ export function buildOutcome(input: OutcomeInput): ScenarioOutcome {
         recoveredAt: seconds(
           start,
           lostAt === null ? null : recoveryTime(run, executions, lostAt, input),
+        ),
+        runningAgainAt: seconds(
+          start,
+          lostAt === null ? null : firstHealthyStart(executions, lostAt, input),
         ),
       });
     }
@@ -244,6 +250,18 @@ function firstAction(
   return times.length > 0 ? Math.min(...times) : null;
 }
 
+/** When the job first started after its loss on a runner that was not lost in turn. */
+function firstHealthyStart(executions: Job[], lostAt: number, input: OutcomeInput): number | null {
+  const starts = executions
+    .filter((j) => j.runnerName !== null && j.startedAt > lostAt)
+    .filter((j) => {
+      const runner = input.runners.find((r) => r.jobId === j.id);
+      return !(runner?.stopped === 'sigterm' || runner?.stopped === 'killed');
+    })
+    .map((j) => j.startedAt);
+  return starts.length > 0 ? Math.min(...starts) : null;
+}
+
 /** When the job ran again on a healthy runner, or a re-run of its run was accepted. */
 function recoveryTime(
   run: Run,
@@ -251,13 +269,8 @@ function recoveryTime(
   lostAt: number,
   input: OutcomeInput,
 ): number | null {
-  const healthyStarts = executions
-    .filter((j) => j.runnerName !== null && j.startedAt > lostAt)
-    .filter((j) => {
-      const runner = input.runners.find((r) => r.jobId === j.id);
-      return !(runner?.stopped === 'sigterm' || runner?.stopped === 'killed');
-    })
-    .map((j) => j.startedAt);
+  const healthyStart = firstHealthyStart(executions, lostAt, input);
+  const healthyStarts = healthyStart === null ? [] : [healthyStart];
   const reruns = input.githubAudit
     .filter(
       (a) =>

@@ -164,6 +164,10 @@ export async function runScenario(
         kubeconfigs: Object.fromEntries(
           clusters.map((c) => [c.name, c.kubeconfig('runner-medic')]),
         ),
+        // CLUSTERS.<name>.namespaces, as docs/deploy.md sets it beside the namespaced grants.
+        namespaces: Object.fromEntries(
+          scenario.clusters.map((c) => [c.name, [...new Set(c.scaleSets.map((s) => s.namespace))]]),
+        ),
         policy,
         sweepSeconds: scenario.remediation.sweepSeconds,
         verbose: options.verbose ?? false,

@@ -51,6 +51,12 @@ const scaleSetSchema = z.strictObject({
     .optional(),
 });
 
+/** runner-medic's shipped Kubernetes grants, for a deployment that lists its runner namespaces. */
+export const SHIPPED_RBAC_MANIFESTS = [
+  'infra/kubernetes/rbac/cluster.yaml',
+  'infra/kubernetes/rbac/runner-namespace.yaml',
+] as const;
+
 /** The ARC versions the cluster twin models; every scenario says which one it runs. */
 export const ARC_VERSIONS = ['0.9', '0.13', '0.15'] as const satisfies readonly ArcVersion[];
 
@@ -59,10 +65,14 @@ const clusterSchema = z.strictObject({
   /** '0.9' (0.2.0–0.11.0), '0.13' (0.13.1, 0.14.x), '0.15' (0.15.0/0.15.1). */
   arcVersion: z.enum(ARC_VERSIONS),
   /**
-   * Enforce RBAC on the API server and load these manifests (paths from the repository root), e.g.
-   * `infra/kubernetes/rbac.yaml`: runner-medic then gets exactly what they grant.
+   * RBAC is always enforced; runner-medic gets exactly what these manifests grant (paths from the
+   * repository root; namespaced documents applied once per runner namespace, as `kubectl apply
+   * -n`). Default: the shipped grants, `infra/kubernetes/rbac/cluster.yaml` and
+   * `infra/kubernetes/rbac/runner-namespace.yaml`, as docs/deploy.md installs them.
    */
-  rbac: z.strictObject({ manifests: z.array(z.string().min(1)).min(1) }).optional(),
+  rbac: z
+    .strictObject({ manifests: z.array(z.string().min(1)).min(1) })
+    .default({ manifests: [...SHIPPED_RBAC_MANIFESTS] }),
   nodes: z.array(nodeSchema).min(1),
   scaleSets: z.array(scaleSetSchema).min(1),
   /** Karpenter launches a node when pods cannot be scheduled (after its launch time). */
@@ -254,12 +264,12 @@ const expectationSchema = z.strictObject({
 
 const seconds_or_null = seconds.nullable();
 
-/** GitHub's behaviour beyond the plain rules (sim/github; every default keeps today's scenarios). */
+/** GitHub's behaviour beyond the plain rules (sim/github); every default is the measured figure. */
 const githubSchema = z.strictObject({
   /** The lost-runner job lock, from the last renewal (GAG measured 9m36s–9m45s). */
   lockTtlSeconds: z.number().positive().default(576),
   /** A SIGTERMed busy runner's job concludes this long after (GAG measured 15–26 s). */
-  gracefulStopConcludeSeconds: seconds.default(0),
+  gracefulStopConcludeSeconds: seconds.default(20),
   /** A force-cancelled job on a dead runner concludes this long after (GAG: about 1 s). */
   forceCancelConcludeSeconds: seconds.default(1),
   /** `403 already running` persists this long after the run completed (GAG: ~20 paced calls). */

@@ -97,18 +97,30 @@ describe('kubernetes-event-exporter EventBridge export', () => {
   });
 
   it('marks involvedObject deleted when the object is gone by export time', async () => {
-    const cluster = await arcCluster({ eventExport: { latencyMs: 60_000 } });
-    const { pod } = await busyRunner(cluster);
-    cluster.faults.deleteNode('node-a');
-    await cluster.advance(cluster.timings.podGcDelayMs + 61_000);
+    // A slow exporter (60 s behind) with an age limit that still lets the event through. The
+    // pod is not ARC's, so nothing re-creates it under its name (the lookup is by name:
+    // exporter-fidelity.test.ts shows a re-created runner pod lending its labels).
+    const cluster = await arcCluster({
+      eventExport: { latencyMs: 60_000, maxEventAgeSeconds: 120 },
+    });
+    cluster.api.create('scenario', 'pods', NS, {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'web-1', namespace: NS, labels: { app: 'web' } },
+      spec: { containers: [{ name: 'web', image: 'registry.example/web:1' }] },
+    });
+    await cluster.advance(5_000);
+    const pod = cluster.pod(NS, 'web-1');
+    cluster.api.delete('scenario', 'pods', NS, 'web-1', { gracePeriodSeconds: 0 });
+    await cluster.advance(61_000);
     const scheduled = exported(cluster).find(
       (d) =>
         (d.event.detail as Detail).reason === 'Scheduled' &&
-        (d.event.detail as Detail).involvedObject.uid === pod.metadata.uid,
+        (d.event.detail as Detail).involvedObject.uid === pod?.metadata.uid,
     );
     expect((scheduled?.event.detail as Detail).involvedObject).toMatchObject({
       deleted: true,
-      name: pod.metadata.name,
+      name: 'web-1',
     });
     expect((scheduled?.event.detail as Detail).involvedObject.labels).toBeUndefined();
   });
