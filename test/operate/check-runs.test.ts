@@ -154,6 +154,15 @@ describe('the GitHub twin: check runs, as GitHub describes them', () => {
     }
   });
 
+  it('lists the installation’s repositories (GET /installation/repositories), as described', async () => {
+    github.createRepo('acme/lib');
+    const list = await asApp.request('GET /installation/repositories', { per_page: 1 });
+    expectValid('/installation/repositories', 'get', 200, list.data);
+    expect(list.data.total_count).toBe(2);
+    expect(list.data.repositories.map((r) => r.full_name)).toEqual(['acme/app']);
+    expect(String(list.headers.link)).toContain('rel="next"');
+  });
+
   it('the publisher creates a check run once per external id, found again by it', async () => {
     const publisher = publisherFor(github);
     const ref = { repo: 'acme/app', installationId: null };
