@@ -4,6 +4,7 @@
  * docs/doctor.md describes the doctor.
  */
 import { readFile } from 'node:fs/promises';
+import { relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SSMClient } from '@aws-sdk/client-ssm';
@@ -265,10 +266,14 @@ async function replayCommand(args: string[], io: CliIo): Promise<number> {
   let since: number;
   let until: number;
   if (values.sandbox) {
+    // The played functions' metrics would go to stdout as EMF lines (as npm start, silenced).
+    process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
     const { playForReplay, SANDBOX_SCENARIO } = await import('./replay-sandbox.js');
     const file = values.scenario ?? SANDBOX_SCENARIO;
     if (!values.json)
-      io.err(`replay: sandbox: playing ${file} in dry run with the twins (about a minute)\n`);
+      io.err(
+        `replay: sandbox: playing ${relative(process.cwd(), file)} in dry run with the twins (about a minute)\n`,
+      );
     const played = await playForReplay(file, { dryRun: true });
     ({ records, since, until } = played);
   } else if (values.events) {
