@@ -176,6 +176,8 @@ async function doctor(args: string[], io: CliIo): Promise<number> {
 /** What tests replace: the engine the functions would build from the environment. */
 export interface CliSeams {
   engine?: (env: Record<string, string | undefined>, clock: Clock) => Promise<EngineDeps>;
+  /** The engine's clock (a scenario's simulated clock in tests). @default the system clock */
+  clock?: Clock;
 }
 
 /** The engine as the functions build it (functions/config/engine-wiring.ts), logging to stderr. */
@@ -219,7 +221,10 @@ async function rescueCommand(args: string[], io: CliIo, seams: CliSeams): Promis
   const target = parseRescueTarget(text);
   if (typeof target === 'string') throw new UsageError(target);
   const env = values.stage ? stageEnvironment(io.env, values.stage) : io.env;
-  const deps = await (seams.engine ?? ((e, c) => engineFrom(e, c, io)))(env, systemClock);
+  const deps = await (seams.engine ?? ((e, c) => engineFrom(e, c, io)))(
+    env,
+    seams.clock ?? systemClock,
+  );
   let outcome: RescueOutcome;
   try {
     outcome = await rescue(target, { yes: values.yes }, deps);
@@ -315,7 +320,7 @@ export async function runCli(argv: string[], io: CliIo, seams: CliSeams = {}): P
   } catch (error) {
     if (
       error instanceof UsageError ||
-      (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+      String((error as { code?: unknown }).code ?? '').startsWith('ERR_PARSE_ARGS')
     ) {
       io.err(`runner-medic: ${(error as Error).message}\nTry: runner-medic --help\n`);
       return 64;

@@ -170,7 +170,8 @@ async function runnersOfScaleSets(
   const { sets } = await deps.store.readScaleSets(now);
   const out: Subject[] = [];
   for (const label of job.labels) {
-    for (const place of sets[label.toLowerCase()] ?? []) {
+    const places = sets[label.toLowerCase()] ?? (await findScaleSet(label, deps));
+    for (const place of places) {
       const [cluster, namespace] = place.split('/');
       if (!cluster || !namespace || !deps.clusters.clusters().includes(cluster)) continue;
       const gateway = await deps.clusters.forCluster(cluster);
@@ -181,6 +182,20 @@ async function runnersOfScaleSets(
     }
   }
   return out;
+}
+
+/** Where a scale set lives when no sweep has noted it yet: one labelled runner per cluster. */
+async function findScaleSet(label: string, deps: EngineDeps): Promise<string[]> {
+  const places: string[] = [];
+  for (const cluster of deps.clusters.clusters()) {
+    const gateway = await deps.clusters.forCluster(cluster);
+    const er = await gateway.findRunnerOfScaleSet(
+      label,
+      deps.clusters.namespaces(cluster) ?? undefined,
+    );
+    if (er?.metadata.namespace) places.push(`${cluster}/${er.metadata.namespace}`);
+  }
+  return places;
 }
 
 /**
