@@ -41,8 +41,9 @@ Commands:
               guardrails; prints what it would do and why; acts only with --yes.
               Exit code 0 done (or would act), 1 refused by a guardrail or nothing to do,
               2 something could not be reached.
-  replay      Reports what runner-medic did, or would have done in dry run, per rule, from
-              the stored audit trail and observations.
+  replay      Reports what runner-medic did, or would have done in dry run, per rule: how
+              many jobs, how fast after the loss, what a guardrail held; from its audit
+              trail (--events) or a scenario played in the sandbox (--sandbox).
   help        Prints this text.
 
 doctor options:

@@ -46,8 +46,10 @@ test(
     const result = await run('npx', ['--no-install', 'runner-medic', '--help']);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^Usage: runner-medic <command>/m);
-    expect(result.stdout).toMatch(/^ {2}doctor /m);
-    expect(result.stdout).toContain('--sandbox');
+    for (const command of ['doctor', 'rescue', 'replay', 'help'])
+      expect(result.stdout).toMatch(new RegExp(`^ {2}${command} `, 'm'));
+    for (const option of ['--sandbox', '--yes', '--since <duration>', '--events <file>'])
+      expect(result.stdout).toContain(option);
   },
   CHILD_TIMEOUT,
 );
