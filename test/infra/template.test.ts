@@ -378,4 +378,23 @@ describe('serverless invoke local, offline', () => {
     expect(stdout).toContain('"statusCode": 202');
     expect(stdout).toContain('"detail-type":"GitHub Job Queued"');
   }, 240_000);
+
+  it.each([
+    ['remediate', 'k8s-pod-evicted.json', '"recorded": 1'],
+    ['reconcile', 'reconcile-schedule.json', '"recorded": 0'],
+  ])(
+    'runs %s on %s against the embedded sandbox',
+    async (fn, sample, recorded) => {
+      const { stdout } = await run(
+        SERVERLESS,
+        ['invoke', 'local', '--stage', 'local', '-f', fn, '-p', `events/${sample}`],
+        { env: cliEnv(), maxBuffer: 8 * 1024 * 1024 },
+      );
+      // The engine ran to the end on the sample and emitted its metrics under the stage's service.
+      expect(stdout).toContain('"status": "done"');
+      expect(stdout).toContain(recorded);
+      expect(stdout).toContain('"service":"runner-medic-local"');
+    },
+    240_000,
+  );
 });
