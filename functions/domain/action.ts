@@ -8,6 +8,7 @@ export const RULES = {
   orphanRegistration: 'rule-5-orphan-registration',
   warnedNode: 'rule-6-warned-node',
   circuitBreaker: 'rule-7-circuit-breaker',
+  deprecatedRunner: 'rule-8-deprecated-runner',
 } as const;
 
 export type RuleId = (typeof RULES)[keyof typeof RULES];
@@ -42,8 +43,12 @@ export type ActionTarget =
   | ({ kind: 'remove-finalizer'; finalizers: string[] } & KubeObjectRef)
   | ({ kind: 'rerun-failed-jobs'; jobIds: number[] } & RunRef)
   | ({ kind: 'rerun-job'; jobId: number } & RunRef)
-  | ({ kind: 'cancel-run'; jobIds: number[] } & RunRef)
-  | ({ kind: 'force-cancel-run'; jobIds: number[] } & RunRef)
+  /**
+   * `jobIds`: the jobs whose runners are dead; GitHub is asked only while they are still in
+   * progress and, unless `allowLiveJobs`, while no other job of the run is.
+   */
+  | ({ kind: 'cancel-run'; jobIds: number[]; allowLiveJobs: boolean } & RunRef)
+  | ({ kind: 'force-cancel-run'; jobIds: number[]; allowLiveJobs: boolean } & RunRef)
   | {
       kind: 'delete-runner-registration';
       owner: { org: string } | { repo: string };
@@ -62,6 +67,22 @@ export type ActionTarget =
   | ({ kind: 'await-run-completion'; jobIds: number[] } & RunRef)
   /** A timer as data: wake the engine at `at` to retry the action `retryOf`. */
   | { kind: 'schedule-retry'; retryOf: string; at: number }
+  /**
+   * Runners of a scale set exit 0 without taking a job. `version`: the runner version, when known;
+   * carrying it out asks GitHub when that version stops working.
+   */
+  | {
+      kind: 'report-deprecated-runner';
+      cluster: string;
+      namespace: string;
+      scaleSet: string;
+      version: string | null;
+      runnerName: string;
+      evidence: string;
+      /** Whose App installation asks GitHub about the version; null: not asked. */
+      owner: { org: string } | { repo: string } | null;
+      installationId: number | null;
+    }
   | {
       kind: 'report-starvation';
       scaleSet: string;
@@ -79,6 +100,13 @@ export type ActionTarget =
     };
 
 export type ActionKind = ActionTarget['kind'];
+
+/**
+ * Which path brought a lost job back, for the audit: `fast-path` (runner-medic cancelled the run
+ * of a runner the cluster showed dead), `lock-expiry` (GitHub failed the job when the dead
+ * runner's lock lapsed, ~576 s), `graceful` (the runner reported its shutdown itself).
+ */
+export type RecoveryPath = 'fast-path' | 'lock-expiry' | 'graceful';
 
 /** Kinds that call a mutating Kubernetes or GitHub API. The others only record or alert. */
 export const MUTATING_KINDS: ReadonlySet<ActionKind> = new Set<ActionKind>([
@@ -119,6 +147,8 @@ export interface Action {
   dryRun: boolean;
   /** Re-run budget slots this action charges when it succeeds. */
   budgetKeys: string[];
+  /** For re-runs: which path recovered the lost job. */
+  recoveredBy?: RecoveryPath;
 }
 
 /** An action a rule wanted but a guardrail held back, and why (audit, tests). */

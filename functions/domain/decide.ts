@@ -5,6 +5,7 @@ import type { Facts } from './facts.js';
 import type { Policy } from './policy.js';
 import { circuitBreaker } from './rules/circuit-breaker.js';
 import { newContext } from './rules/context.js';
+import { deprecatedRunner } from './rules/deprecated-runner.js';
 import { freePoisonedSlot } from './rules/free-poisoned-slot.js';
 import { hungJob } from './rules/hung-job.js';
 import { orphanRegistration } from './rules/orphan-registration.js';
@@ -13,7 +14,7 @@ import { starvingQueue } from './rules/starving-queue.js';
 import { warnedNode } from './rules/warned-node.js';
 
 /**
- * The playbook (DESIGN.md §4, rules 1–7) over one snapshot of facts: pure, deterministic, and
+ * The playbook (DESIGN.md §4, rules 1–8) over one snapshot of facts: pure, deterministic, and
  * safe to call again at any time. Time comes only from `now` (epoch ms).
  */
 export function decide(facts: Facts, policy: Policy, now: number): Decision {
@@ -24,6 +25,7 @@ export function decide(facts: Facts, policy: Policy, now: number): Decision {
   hungJob(ctx);
   orphanRegistration(ctx);
   warnedNode(ctx);
+  deprecatedRunner(ctx);
   const trips = circuitBreaker(ctx);
   return applyGuardrails(ctx, trips);
 }

@@ -65,7 +65,7 @@ function breakerFor(trips: BreakerTrip[], p: Proposal): BreakerTrip | undefined 
  */
 export function applyGuardrails(ctx: RuleContext, trips: BreakerTrip[]): Decision {
   const actions: Action[] = [];
-  const held: HeldAction[] = [];
+  const held: HeldAction[] = [...ctx.holds];
   const seen = new Set<string>();
   const charged = new Map<string, number>();
   const recorded = new Map(ctx.facts.actions.map((a) => [a.key, a]));
@@ -135,6 +135,7 @@ export function applyGuardrails(ctx: RuleContext, trips: BreakerTrip[]): Decisio
       reason: p.reason,
       dryRun: mode.dryRun,
       budgetKeys: p.budgetKeys,
+      ...(p.recoveredBy ? { recoveredBy: p.recoveredBy } : {}),
     });
   }
   const future = wakes.filter((w) => w > ctx.now);

@@ -45,10 +45,14 @@ const rulesSchema = z
         ...sw,
         graceSeconds: seconds.optional(),
         forceCancelAfterSeconds: seconds.optional(),
+        cancelWithLiveJobs: z.boolean().optional(),
+        retryIntervalSeconds: z.number().int().min(1).optional(),
+        retryForSeconds: seconds.optional(),
       })
       .strict(),
     orphanRegistration: z.object({ ...sw, graceSeconds: seconds.optional() }).strict(),
     warnedNode: z.object({ ...sw, replaceIdle: z.boolean().optional() }).strict(),
+    deprecatedRunner: z.object({ ...sw }).strict(),
     circuitBreaker: z
       .object({
         ...sw,

@@ -34,12 +34,38 @@ export interface Rules {
     /** Loss causes that do not earn a re-run (an OOM kill is usually the job's own doing). */
     excludeCauses: LossKind[];
   };
-  /** Rule 4, off by default. */
-  hungJob: RuleSwitch & { graceSeconds: number; forceCancelAfterSeconds: number };
+  /**
+   * Rule 4, the hard-kill fast path: a job still in progress whose runner the cluster shows dead
+   * (pod gone or re-created, node gone or NotReady, EphemeralRunner failed) is cancelled rather
+   * than left to GitHub's lost-runner lock (~576 s), so that rule 3 can re-run it.
+   */
+  hungJob: RuleSwitch & {
+    /**
+     * Wait this long after the runner is confirmed dead: a runner stopped gracefully reports its
+     * shutdown and GitHub concludes the job itself in 15–26 s (GAG, measured).
+     */
+    graceSeconds: number;
+    /** Force-cancel when the run is still in progress this long after the cancel. */
+    forceCancelAfterSeconds: number;
+    /**
+     * Cancel even while another job of the run is still in progress on a live runner. Cancelling a
+     * run cancels every job in it, so by default runner-medic waits for GitHub's lock instead.
+     */
+    cancelWithLiveJobs: boolean;
+    /** A refused cancel (500, or 409 "re-run … not yet queued") is retried after this, doubling. */
+    retryIntervalSeconds: number;
+    /** Stop retrying refused cancels after this long; GitHub's lock then recovers the job. */
+    retryForSeconds: number;
+  };
   /** Rule 5. */
   orphanRegistration: RuleSwitch & { graceSeconds: number };
   /** Rule 6. */
   warnedNode: RuleSwitch & { replaceIdle: boolean };
+  /**
+   * Rule 8: runners of a scale set exit 0 without taking a job (GitHub refuses a runner version
+   * below its floor). Reported once per scale set and version; nothing is deleted.
+   */
+  deprecatedRunner: RuleSwitch;
   /** Rule 7. */
   circuitBreaker: RuleSwitch & {
     windowSeconds: number;
@@ -97,9 +123,18 @@ export const DEFAULT_RULES: Rules = {
     retryForSeconds: 900,
     excludeCauses: ['oom-killed'],
   },
-  hungJob: { enabled: false, dryRun: false, graceSeconds: 900, forceCancelAfterSeconds: 300 },
+  hungJob: {
+    enabled: true,
+    dryRun: false,
+    graceSeconds: 30,
+    forceCancelAfterSeconds: 10,
+    cancelWithLiveJobs: false,
+    retryIntervalSeconds: 5,
+    retryForSeconds: 300,
+  },
   orphanRegistration: { enabled: true, dryRun: false, graceSeconds: 900 },
   warnedNode: { enabled: true, dryRun: false, replaceIdle: true },
+  deprecatedRunner: { enabled: true, dryRun: false },
   circuitBreaker: {
     enabled: true,
     dryRun: false,

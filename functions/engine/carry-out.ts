@@ -2,7 +2,11 @@ import type { Action, ActionOutcome, RunRef } from '../domain/action.js';
 import { ClusterUnavailableError } from '../ports/cluster-gateway.js';
 import type { ClusterGateways, ClusterMutation } from '../ports/cluster-gateway.js';
 import { GithubUnavailableError } from '../ports/github-gateway.js';
-import type { GithubGateway, GithubMutation } from '../ports/github-gateway.js';
+import type {
+  AttemptPrecondition,
+  GithubGateway,
+  GithubMutation,
+} from '../ports/github-gateway.js';
 
 /** Refusals no retry will change (RBAC, validation, a cluster that is not configured). */
 const REFUSALS = new Set(['ClusterRequestError', 'UnknownClusterError', 'GithubRequestError']);
@@ -40,9 +44,11 @@ export async function carryOut(
       case 'rerun-job':
         return fromGithub(await github.rerunJob(t, t.jobId, attemptOf(t)));
       case 'cancel-run':
-        return fromGithub(await github.cancelRun(t, attemptOf(t)));
+        return fromGithub(await github.cancelRun(t, cancelPrecondition(t)));
       case 'force-cancel-run':
-        return fromGithub(await github.forceCancelRun(t, attemptOf(t)));
+        return fromGithub(await github.forceCancelRun(t, cancelPrecondition(t)));
+      case 'report-deprecated-runner':
+        return await deprecationReport(t, github);
       case 'delete-runner-registration':
         return fromGithub(await github.deleteRunner(t.owner, t.installationId, t.runnerId));
       default:
@@ -68,6 +74,53 @@ function fromCluster(result: ClusterMutation): CarriedOut {
 /** The attempt the action was decided for: GitHub is asked only while the run is still on it. */
 const attemptOf = (t: RunRef) => ({ runId: t.runId, runAttempt: t.runAttempt });
 
+/** A cancel also waits on its jobs: still in progress, and (by default) no other job running. */
+const cancelPrecondition = (
+  t: RunRef & { jobIds: number[]; allowLiveJobs: boolean },
+): AttemptPrecondition => ({
+  ...attemptOf(t),
+  jobs: { inProgress: t.jobIds, allowLiveJobs: t.allowLiveJobs },
+});
+
+const iso = (ms: number | null) => (ms === null ? 'not announced' : new Date(ms).toISOString());
+
+/**
+ * A runner that exits 0 without a job: say when GitHub stops its version, from
+ * `GET /actions/runners/deprecations/{version}`. The report stands without a version (or when
+ * GitHub cannot be asked): the cycling itself is worth telling.
+ */
+async function deprecationReport(
+  t: Extract<Action['target'], { kind: 'report-deprecated-runner' }>,
+  github: GithubGateway,
+): Promise<CarriedOut> {
+  const seen = `runners of ${t.cluster}/${t.namespace}/${t.scaleSet} exit 0 without taking a job (${t.evidence})`;
+  if (t.version === null)
+    return { outcome: 'succeeded', detail: `${seen}; runner version unknown` };
+  if (t.owner === null)
+    return {
+      outcome: 'succeeded',
+      detail: `${seen}; runner version ${t.version}; no App installation known to ask GitHub when it stops working`,
+    };
+  let dates: Awaited<ReturnType<GithubGateway['runnerVersionDeprecation']>>;
+  try {
+    dates = await github.runnerVersionDeprecation(t.version, t.owner, t.installationId);
+  } catch (error) {
+    return {
+      outcome: 'succeeded',
+      detail: `${seen}; runner version ${t.version}; GitHub's deprecation dates could not be read (${(error as Error).message})`,
+    };
+  }
+  if (!dates || (dates.runtimeDeprecatesAt === null && dates.registrationDeprecatesAt === null))
+    return {
+      outcome: 'succeeded',
+      detail: `${seen}; GitHub names no deprecation for runner version ${t.version}`,
+    };
+  return {
+    outcome: 'succeeded',
+    detail: `${seen}; runner version ${t.version} is deprecated: it stops running jobs at ${iso(dates.runtimeDeprecatesAt)} and stops registering at ${iso(dates.registrationDeprecatesAt)}; upgrade the runner image`,
+  };
+}
+
 function fromGithub(result: GithubMutation): CarriedOut {
   switch (result.result) {
     case 'done':
@@ -78,6 +131,7 @@ function fromGithub(result: GithubMutation): CarriedOut {
       return { outcome: 'gave-up', detail: `moved-on: ${result.message}` };
     case 'already-running':
     case 'busy':
+    case 'try-again':
       return { outcome: 'retry-later', detail: result.message };
     case 'refused':
     case 'conflict':

@@ -33,6 +33,11 @@ export function remediationEvent(
       outcome,
       outcomeDetail: detail,
       dryRun: action.dryRun,
+      // Which path recovered a lost job (re-runs): fast-path, lock-expiry or graceful.
+      ...(action.recoveredBy ? { recoveredBy: action.recoveredBy } : {}),
+      ...(action.target.kind === 'report-deprecated-runner'
+        ? { runnerVersion: action.target.version }
+        : {}),
       at: new Date(now).toISOString(),
     },
   };

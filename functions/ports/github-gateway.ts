@@ -18,7 +18,11 @@ export class GithubUnavailableError extends Error {
  * - `conflict`: 409 (cancel of a completed run);
  * - `busy`: 422 runner "still running a job" (retry later);
  * - `not-found`: 404;
- * - `moved-on`: the run is no longer on the attempt the action was decided for: nothing was sent;
+ * - `moved-on`: the run is no longer on the attempt the action was decided for, or (cancels) a job
+ *   the cancel was for is no longer in progress, or another job is: nothing was sent;
+ * - `try-again`: a cancel GitHub refused for now (500 "Failed to cancel workflow run",
+ *   actions/runner#3329; 409 "Cannot cancel a workflow re-run that has not yet queued.",
+ *   actions/runner#3872) while the run is still in progress: sending it again is safe;
  * - `unknown`: the call timed out or got a 5xx, and reading the run could not tell whether it
  *   took effect. Never repeated blindly: the next try reads the run's attempt first.
  */
@@ -26,7 +30,14 @@ export type GithubMutation =
   | { result: 'done' }
   | {
       result:
-        'already-running' | 'refused' | 'conflict' | 'busy' | 'not-found' | 'moved-on' | 'unknown';
+        | 'already-running'
+        | 'refused'
+        | 'conflict'
+        | 'busy'
+        | 'not-found'
+        | 'moved-on'
+        | 'try-again'
+        | 'unknown';
       message: string;
     };
 
@@ -34,6 +45,20 @@ export type GithubMutation =
 export interface AttemptPrecondition {
   runId: number;
   runAttempt: number;
+  /**
+   * Cancels only: send nothing unless these jobs are still in progress and, unless
+   * `allowLiveJobs`, no other job of the attempt is (cancelling a run cancels all its jobs).
+   */
+  jobs?: { inProgress: number[]; allowLiveJobs: boolean };
+}
+
+/** When GitHub stops a runner version (`GET /actions/runners/deprecations/{version}`). */
+export interface RunnerVersionDeprecation {
+  version: string;
+  /** From then on, runners of this version get no jobs (epoch ms); null when not scheduled. */
+  runtimeDeprecatesAt: number | null;
+  /** From then on, runners of this version may not register (epoch ms); null when not scheduled. */
+  registrationDeprecatesAt: number | null;
 }
 
 export interface RepoRef {
@@ -98,4 +123,14 @@ export interface GithubGateway {
    * of at most `limit`, so the sweep's GitHub-side check stays bounded in calls.
    */
   listQueuedRuns(ref: RepoRef, since: number, limit: number): Promise<RunFacts[]>;
+  /**
+   * When a runner version stops working (`GET /actions/runners/deprecations/{version}`, GitHub
+   * changelog 2026-09-03), asked with the App's installation in `owner`; null when GitHub does
+   * not know the version (404).
+   */
+  runnerVersionDeprecation(
+    version: string,
+    owner: RunnerOwner,
+    installationId: number | null,
+  ): Promise<RunnerVersionDeprecation | null>;
 }

@@ -73,7 +73,7 @@ describe('policyReader', () => {
 
     expect(fromFile.dryRun).toBe(true);
     expect(fromFile.rules.rerunKilledJob.budget).toBe(1);
-    expect(fromFile.rules.hungJob.enabled).toBe(false);
+    expect(fromFile.rules.hungJob.enabled).toBe(true);
     expect(inline.dryRun).toBe(false);
     expect(inline.rules.rerunKilledJob.budget).toBe(2);
   });

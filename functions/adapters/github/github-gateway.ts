@@ -9,6 +9,7 @@ import type {
   GithubMutation,
   RepoRef,
   RunnerOwner,
+  RunnerVersionDeprecation,
   WebhookDeliveryAttempt,
 } from '../../ports/github-gateway.js';
 import {
@@ -22,6 +23,7 @@ import { GithubRequestError } from './github-errors.js';
 import {
   annotationsPageSchema,
   deliveriesPageSchema,
+  deprecationSchema,
   installationSchema,
   jobsPageSchema,
   parseBody,
@@ -330,6 +332,31 @@ export class OctokitGithubGateway implements GithubGateway {
     return parseBody(runsPageSchema, response.data, what).workflow_runs.map(toRunFacts);
   }
 
+  async runnerVersionDeprecation(
+    version: string,
+    owner: RunnerOwner,
+    installationId: number | null,
+  ): Promise<RunnerVersionDeprecation | null> {
+    const t = await this.scope(owner, installationId);
+    const bare = /^v?(\d+\.\d+\.\d+)$/.exec(version)?.[1];
+    if (!bare) throw new RangeError(`not a runner version: ${version}`);
+    const what = `read the deprecation of runner version ${bare}`;
+    // Newer than octokit's typed routes: the plain request, with the same retry and auth.
+    const response = await this.read(t, what, () =>
+      t.octokit.request('GET /actions/runners/deprecations/{version}', {
+        ...own(),
+        version: bare,
+      }),
+    );
+    if (!response) return null;
+    const body = parseBody(deprecationSchema, response.data, what);
+    return {
+      version: bare,
+      runtimeDeprecatesAt: timeOf(body.runtime_deprecates_at),
+      registrationDeprecatesAt: timeOf(body.registration_deprecates_at),
+    };
+  }
+
   private async target(ref: RepoRef): Promise<Target> {
     const [owner, repo] = splitRepo(ref.repo);
     return { ...(await this.scope({ repo: ref.repo }, ref.installationId)), owner, repo };
@@ -374,11 +401,15 @@ export class OctokitGithubGateway implements GithubGateway {
     if (!before) return { result: 'not-found', message: `run ${expected.runId} not found` };
     const stale = precondition(before, expected, intent);
     if (stale) return stale;
+    if (intent === 'cancel' && expected.jobs) {
+      const busy = jobsPrecondition(await this.listJobs(ref, expected.runId), expected);
+      if (busy) return busy;
+    }
     try {
       await call();
       return { result: 'done' };
     } catch (error) {
-      if (!isAmbiguous(error)) return this.refusal(target, what, error);
+      if (!isAmbiguous(error)) return cancelRefusal(intent, this.refusal(target, what, error));
       return this.settle(ref, expected, intent, what, error);
     }
   }
@@ -403,6 +434,13 @@ export class OctokitGithubGateway implements GithubGateway {
     }
     if (after && after.runAttempt > expected.runAttempt) return { result: 'done' };
     if (intent === 'cancel' && after?.status === 'completed') return { result: 'done' };
+    // A cancel GitHub failed (500 "Failed to cancel workflow run", actions/runner#3329) left the
+    // run in progress: sending it again is safe, unlike a re-run.
+    if (intent === 'cancel' && after?.runAttempt === expected.runAttempt)
+      return {
+        result: 'try-again',
+        message: `${what}: ${answer}; the run is still ${after.status}`,
+      };
     return {
       result: 'unknown',
       message: `${what}: ${answer}; the run is still on attempt ${after?.runAttempt ?? '?'} (${after?.status ?? 'not found'})`,
@@ -512,6 +550,53 @@ function precondition(
     return { result: 'conflict', message: `run ${expected.runId} has already completed` };
   }
   return null;
+}
+
+/**
+ * A cancel is sent only while the jobs it is for are still in progress and, unless allowed, no
+ * other job of the attempt is: cancelling a run cancels every job in it.
+ */
+function jobsPrecondition(
+  jobs: readonly JobFacts[],
+  expected: AttemptPrecondition,
+): GithubMutation | null {
+  const wanted = expected.jobs;
+  if (!wanted) return null;
+  const ofAttempt = jobs.filter((j) => j.runAttempt === expected.runAttempt);
+  for (const id of wanted.inProgress) {
+    const job = ofAttempt.find((j) => j.jobId === id);
+    if (job?.status !== 'in_progress')
+      return {
+        result: 'moved-on',
+        message: `job ${id} of run ${expected.runId} is ${job ? (job.conclusion ?? job.status) : 'not in its latest attempt'}`,
+      };
+  }
+  if (wanted.allowLiveJobs) return null;
+  const other = ofAttempt.find(
+    (j) => j.status === 'in_progress' && !wanted.inProgress.includes(j.jobId),
+  );
+  return other
+    ? {
+        result: 'moved-on',
+        message: `job ${other.jobId} (${other.name}) of run ${expected.runId} is still in progress: cancelling the run would cancel it`,
+      }
+    : null;
+}
+
+/**
+ * A 409 to a cancel is final only when it says the run already completed; "Cannot cancel a
+ * workflow re-run that has not yet queued." (actions/runner#3872) clears within seconds.
+ */
+function cancelRefusal(intent: 'rerun' | 'cancel', refused: GithubMutation): GithubMutation {
+  if (intent !== 'cancel' || refused.result !== 'conflict' || /complete/i.test(refused.message))
+    return refused;
+  return { result: 'try-again', message: refused.message };
+}
+
+function timeOf(iso: string | null | undefined): number | null {
+  if (!iso) return null;
+  const t = Date.parse(iso);
+  return Number.isFinite(t) ? t : null;
 }
 
 /**

@@ -36,6 +36,12 @@ export const runnersPageSchema = z.object({
 
 export const installationSchema = z.object({ id: id.positive() });
 
+/** `GET /actions/runners/deprecations/{version}` (changelog 2026-09-03): the two dates it names. */
+export const deprecationSchema = z.object({
+  runtime_deprecates_at: z.string().nullable().optional(),
+  registration_deprecates_at: z.string().nullable().optional(),
+});
+
 /** Parses a 2xx body, or throws GithubResponseError naming every bad path. */
 export function parseBody<T extends z.ZodType>(
   schema: T,

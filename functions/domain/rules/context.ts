@@ -1,4 +1,4 @@
-import type { ActionScope, ActionTarget, Need } from '../action.js';
+import type { ActionScope, ActionTarget, HeldAction, Need, RecoveryPath } from '../action.js';
 import type { Correlation, RunnerView } from '../correlate.js';
 import type { Facts } from '../facts.js';
 import type { LossCause, Signal } from '../loss.js';
@@ -15,6 +15,7 @@ export interface Proposal {
   signal: Signal | null;
   reason: string;
   budgetKeys: string[];
+  recoveredBy?: RecoveryPath;
 }
 
 export interface RuleContext {
@@ -25,10 +26,12 @@ export interface RuleContext {
   proposals: Proposal[];
   needs: Need[];
   wakes: number[];
+  /** What a rule chose not to do for now, and why (logged and reported with the guardrails' holds). */
+  holds: HeldAction[];
 }
 
 export function newContext(facts: Facts, policy: Policy, now: number, c: Correlation): RuleContext {
-  return { facts, policy, now, c, proposals: [], needs: [], wakes: [] };
+  return { facts, policy, now, c, proposals: [], needs: [], wakes: [], holds: [] };
 }
 
 export const propose = (ctx: RuleContext, p: Proposal): void => {

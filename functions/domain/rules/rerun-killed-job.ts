@@ -1,4 +1,4 @@
-import type { ActionScope, ActionTarget } from '../action.js';
+import type { ActionScope, ActionTarget, RecoveryPath } from '../action.js';
 import { findRunnerLoss } from '../annotations.js';
 import { runnerOfJob, type RunnerView } from '../correlate.js';
 import type { JobRecord } from '../facts.js';
@@ -15,7 +15,7 @@ const ENDED = new Set(['failure', 'cancelled']);
 const OWN_FAILURES = new Set(['timed_out', 'startup_failure', 'action_required']);
 
 type Verdict =
-  | { kind: 'lost'; job: JobRecord; runner: RunnerView; signal: Signal }
+  | { kind: 'lost'; job: JobRecord; runner: RunnerView; signal: Signal; recoveredBy: RecoveryPath }
   | { kind: 'sibling'; job: JobRecord }
   | { kind: 'unknown'; job: JobRecord }
   /** Failed for its own reasons, on a runner that is not ours, or for an excluded cause. */
@@ -47,7 +47,15 @@ function verdict(ctx: RuleContext, j: JobRecord): Verdict {
         source: 'annotation',
         detail: 'run cancelled by runner-medic (rule 4) after its runner was lost',
       };
-  return { kind: 'lost', job: j, runner, signal };
+  const recoveredBy: RecoveryPath =
+    cancelledByUs && j.job.conclusion === 'cancelled'
+      ? 'fast-path'
+      : anno?.signal === 'lost-communication'
+        ? 'lock-expiry'
+        : anno
+          ? 'graceful'
+          : 'fast-path';
+  return { kind: 'lost', job: j, runner, signal, recoveredBy };
 }
 
 function budgetUsed(ctx: RuleContext, key: string): number {
@@ -165,6 +173,7 @@ function rerunRun(ctx: RuleContext, jobs: JobRecord[]): void {
         ? `run ${runId} attempt ${attempt} completed; jobs ${target.jobIds.join(', ')} lost their runner (${what}) or were cancelled with them: re-run failed jobs`
         : `run ${runId} attempt ${attempt} completed; job ${target.jobId} lost its runner (${what}); other failures are not runner losses: re-run this job only`,
     budgetKeys,
+    recoveredBy: lead.recoveredBy,
   });
 }
 

@@ -95,7 +95,7 @@ describe('rule 2: starving queue', () => {
   });
 });
 
-describe('rule 4: hung job (off by default)', () => {
+describe('rule 4: hung job (the fast path: test/unit/domain/rules/hung-job.test.ts)', () => {
   const on = policy(
     'rules: { hungJob: { enabled: true, graceSeconds: 600, forceCancelAfterSeconds: 300 } }',
   );
@@ -114,14 +114,14 @@ describe('rule 4: hung job (off by default)', () => {
   const cancelKey = `cancel-run:acme/app:${inProgress.job.runId}:1`;
   it.each<[string, Policy, Facts, number, string[]]>([
     [
-      'default policy: never cancels',
+      'default policy: an eviction event alone is no proof that the runner died',
       DEFAULT_POLICY,
       gone,
       T0 + 3_600_000,
       ['rule-1-free-poisoned-slot delete-ephemeral-runner'],
     ],
     ['enabled, within grace', on, gone, T0 + 500_000, []],
-    ['enabled, past grace: cancel', on, gone, T0 + 600_000, ['rule-4-hung-job cancel-run']],
+    ['enabled, past grace, an event alone: nothing', on, gone, T0 + 600_000, []],
     [
       'cancelled, still in progress, before force: nothing',
       on,
@@ -147,7 +147,7 @@ describe('rule 4: hung job (off by default)', () => {
         ...gone,
         actions: [
           record({
-            key: cancelKey,
+            key: `${cancelKey}:try:0`,
             kind: 'cancel-run',
             rule: 'rule-4-hung-job',
             finishedAt: T0 + 600_000,

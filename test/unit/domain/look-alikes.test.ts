@@ -103,8 +103,15 @@ describe('a look-alike runner pod in another namespace', () => {
   });
 
   it('the genuine runner, with the same forged-looking loss in its own namespace, is still handled', () => {
+    // Its own pod shows the eviction (rule 4 acts on live objects, not on an event alone).
+    const evicted = pod({
+      name: NAME,
+      phase: 'Failed',
+      reason: 'Evicted',
+      message: 'The node was low on resource: memory. ',
+    });
     const f = facts({
-      pods: [pod({ name: NAME, phase: 'Running' })],
+      pods: [evicted],
       ephemeralRunners: [er({ name: NAME })],
       jobs: [realRunnersJob],
       losses: [evictionOf(NS, `uid-pod-${NAME}`)],

@@ -11,13 +11,19 @@ describe('parsePolicy', () => {
   it('gives safe defaults for an empty document', () => {
     const p = parsed('');
     expect(p).toEqual(DEFAULT_POLICY);
-    expect(p.rules.hungJob.enabled).toBe(false);
+    // Rule 4 is the hard-kill fast path: on, after a grace a graceful stop fits in (GAG: 15–26 s),
+    // and never while another job of the run runs on a live runner.
+    expect(p.rules.hungJob).toEqual({
+      enabled: true,
+      dryRun: false,
+      graceSeconds: 30,
+      forceCancelAfterSeconds: 10,
+      cancelWithLiveJobs: false,
+      retryIntervalSeconds: 5,
+      retryForSeconds: 300,
+    });
     expect(p.rules.rerunKilledJob.budget).toBe(2);
-    expect(
-      Object.entries(p.rules)
-        .filter(([name]) => name !== 'hungJob')
-        .every(([, r]) => r.enabled),
-    ).toBe(true);
+    expect(Object.values(p.rules).every((r) => r.enabled)).toBe(true);
     expect(p.rules.freePoisonedSlot.graceSeconds).toBeGreaterThanOrEqual(155);
     expect(p.dryRun).toBe(false);
   });
@@ -130,10 +136,11 @@ clusters:
     });
   });
 
-  it('ruleMode: rule 4 is off by default, a rule-level dryRun applies', () => {
-    const p = parsed('rules: { starvingQueue: { dryRun: true } }');
+  it('ruleMode: rule 4 is switched off by policy, a rule-level dryRun applies', () => {
+    const p = parsed('rules: { starvingQueue: { dryRun: true }, hungJob: { enabled: false } }');
     const e = resolvePolicy(p, { cluster: 'any' });
     expect(ruleMode(e, 'hungJob').on).toBe(false);
+    expect(ruleMode(resolvePolicy(parsed(''), { cluster: 'any' }), 'hungJob').on).toBe(true);
     expect(ruleMode(e, 'starvingQueue')).toEqual({ on: true, dryRun: true });
     expect(ruleMode(e, 'rerunKilledJob')).toEqual({ on: true, dryRun: false });
   });

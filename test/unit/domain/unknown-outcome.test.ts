@@ -15,7 +15,7 @@ const gone = withEvent(facts({ jobs: [inProgress], ephemeralRunners: [er()] }), 
   component: 'karpenter',
   at: T0,
 });
-const cancelKey = `cancel-run:acme/app:${inProgress.job.runId}:1`;
+const cancelKey = `cancel-run:acme/app:${inProgress.job.runId}:1:try:0`;
 
 describe('a cancel whose outcome is unknown (timeout or 5xx, the run could not say)', () => {
   const unknownCancel = record({
