@@ -122,6 +122,15 @@ export async function runEngine(trigger: Trigger, deps: EngineDeps): Promise<Eng
   for (const s of subjects) if (!(await deps.store.isSetAside(subjectKey(s), now))) live.push(s);
   const decideSlice = (these: Subject[], slice: Slice) =>
     decideAndAct(these, slice, policy, now, deps, report);
+  if (accepted.kind === 'wake') {
+    // Timers are decided one by one in the order they fell due: work a breaker held is decided
+    // again in the order it was held.
+    for (const s of live)
+      if (s.kind === 'namespace')
+        await decideNamespace(s.cluster, s.namespace, deps, now, decideSlice);
+      else await decideSlice([s], await gatherSlice([s], deps, now));
+    return report;
+  }
   for (const s of live)
     if (s.kind === 'namespace')
       await decideNamespace(s.cluster, s.namespace, deps, now, decideSlice);
@@ -183,7 +192,7 @@ export async function decideAndAct(
   }
   const breakerHolds = new Map<
     string,
-    { cluster: string; scaleSet: string | null; keys: string[] }
+    { cluster: string; scaleSet: string | null; keys: string[]; closesAt: number | null }
   >();
   for (const held of decision.held) {
     deps.log.info('action held by a guardrail', { ...held });
@@ -210,7 +219,10 @@ export async function decideAndAct(
         ? tripped.target.scaleSet
         : null;
     const k = `${cluster}#${openSet ?? '*'}`;
-    const entry = breakerHolds.get(k) ?? { cluster, scaleSet: openSet, keys: [] };
+    const closesAt =
+      open?.openUntil ??
+      (tripped?.target.kind === 'trip-breaker' ? now + tripped.target.windowSeconds * 1000 : null);
+    const entry = breakerHolds.get(k) ?? { cluster, scaleSet: openSet, keys: [], closesAt };
     entry.keys.push(subjectKey({ kind: 'runner', cluster, namespace, name: runnerName }));
     breakerHolds.set(k, entry);
   }
@@ -219,6 +231,13 @@ export async function decideAndAct(
     const fresh = h.keys.filter((k) => !(before?.held ?? []).includes(k));
     if (fresh.length === 0) continue;
     await deps.store.holdInBreaker(h.cluster, h.scaleSet, fresh, now);
+    // When the breaker closes, what it held is decided again in the order it was held: timers
+    // at its close, in their place in its list, decided one by one before other timers then.
+    if (h.closesAt !== null) {
+      const due = await deps.store.nextWake(now);
+      await deps.store.scheduleWake(h.closesAt, now, fresh, before?.held.length ?? 0);
+      if (due === null || h.closesAt < due) await deps.wake?.wakeAt(h.closesAt);
+    }
     // The breaker's audit trail lists what it holds, so an operator sees the work it stopped.
     await deps.bus.publish([
       {

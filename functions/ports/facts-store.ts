@@ -66,6 +66,8 @@ export type ClaimResult =
 export interface DueWake {
   at: number;
   subject: string;
+  /** Its place among timers set in order for one moment (a breaker's held work). */
+  position?: number;
 }
 
 /** Where a paged sweep of one cluster stands, so that the next invocation resumes there. */
@@ -210,9 +212,12 @@ export interface FactsStore {
 
   /** Earliest pending wake-up (epoch ms) the store knows of, to send one wake per moment. */
   nextWake(now: number): Promise<number | null>;
-  /** Records a timer: at `at`, decide again for `subjects`. */
-  scheduleWake(at: number, now: number, subjects?: string[]): Promise<void>;
-  /** Timers due by `now`, oldest first, at most `limit`. */
+  /**
+   * Records a timer: at `at`, decide again for `subjects`. With `firstPosition`, the subjects
+   * are kept in order from that place, and come before unordered timers of the same moment.
+   */
+  scheduleWake(at: number, now: number, subjects?: string[], firstPosition?: number): Promise<void>;
+  /** Timers due by `now`, oldest first (ordered ones in their order), at most `limit`. */
   dueWakes(now: number, limit: number): Promise<DueWake[]>;
   clearWake(wake: DueWake): Promise<void>;
 

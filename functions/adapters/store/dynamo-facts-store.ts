@@ -600,9 +600,19 @@ export class DynamoFactsStore implements FactsStore {
     return typeof at === 'number' && at > now ? at : null;
   }
 
-  async scheduleWake(at: number, now: number, subjects: string[] = []): Promise<void> {
-    for (const subject of subjects)
-      await this.put('wake', 'WAKES', `${pad(at)}#${subject}`, { at, subject }, now);
+  async scheduleWake(
+    at: number,
+    now: number,
+    subjects: string[] = [],
+    firstPosition?: number,
+  ): Promise<void> {
+    for (const [i, subject] of subjects.entries()) {
+      const wake: DueWake =
+        firstPosition === undefined
+          ? { at, subject }
+          : { at, subject, position: firstPosition + i };
+      await this.put('wake', 'WAKES', wakeSk(wake), wake, now);
+    }
     try {
       await this.client.send(
         new PutCommand({
@@ -629,7 +639,7 @@ export class DynamoFactsStore implements FactsStore {
       'clear a wake-up',
       new DeleteCommand({
         TableName: this.tableName,
-        Key: { pk: 'WAKES', sk: `${pad(wake.at)}#${wake.subject}` },
+        Key: { pk: 'WAKES', sk: wakeSk(wake) },
       }),
     );
   }
@@ -821,6 +831,12 @@ export class DynamoFactsStore implements FactsStore {
     }
   }
 }
+
+/** A timer's sort key: by time, then ordered timers by place (digits sort before subjects). */
+const wakeSk = (w: DueWake) =>
+  w.position === undefined
+    ? `${pad(w.at)}#${w.subject}`
+    : `${pad(w.at)}#${String(w.position).padStart(8, '0')}#${w.subject}`;
 
 const INDEX_ATTRIBUTE = {
   byRunnerName: 'rn',
