@@ -4,7 +4,10 @@
  * against the GitHub twin, whose Checks API is checked against GitHub's OpenAPI description.
  */
 import { Octokit } from '@octokit/core';
-import { OctokitCheckRunPublisher } from '../../functions/adapters/github/check-run-publisher.js';
+import {
+  checkRunPublisherFromEnvironment,
+  OctokitCheckRunPublisher,
+} from '../../functions/adapters/github/check-run-publisher.js';
 import { composeExplanation } from '../../functions/domain/explanation.js';
 import type { EngineDeps, EngineReport } from '../../functions/engine/run-engine.js';
 import { runEngine } from '../../functions/engine/run-engine.js';
@@ -183,6 +186,25 @@ describe('the GitHub twin: check runs, as GitHub describes them', () => {
     expect(again).toEqual({ id: first.id, created: false });
     expect(checkRunsOf(github.app).filter((r) => r.externalId === 'action-key-3')).toHaveLength(1);
     expect(await publisher.runHead(ref, 999_999_999)).toBeNull();
+  });
+});
+
+describe('CHECK_RUNS', () => {
+  const options = {
+    baseUrl: 'https://api.github.com',
+    appId: 1,
+    privateKey: 'key',
+    remainingTimeMs: () => 60_000,
+  };
+  it('is on unless set to off, and refuses any other value', () => {
+    expect(checkRunPublisherFromEnvironment({}, options)?.checkRuns).toBeInstanceOf(
+      OctokitCheckRunPublisher,
+    );
+    expect(checkRunPublisherFromEnvironment({ CHECK_RUNS: 'on' }, options)).toBeDefined();
+    expect(checkRunPublisherFromEnvironment({ CHECK_RUNS: 'off' }, options)).toBeUndefined();
+    expect(() => checkRunPublisherFromEnvironment({ CHECK_RUNS: 'no' }, options)).toThrow(
+      /CHECK_RUNS: "on" or "off"/,
+    );
   });
 });
 
