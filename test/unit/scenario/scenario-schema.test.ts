@@ -38,6 +38,7 @@ describe('scenario files', () => {
       'fail-fast-matrix.yaml',
       'genuine-failure.yaml',
       'graceful-drain-mid-job.yaml',
+      'hard-kill-healthy-sibling-opt-in.yaml',
       'hard-kill-healthy-sibling.yaml',
       'hard-kill-mid-job.yaml',
       'hard-kill-spot-reclaim.yaml',
