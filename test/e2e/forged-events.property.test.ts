@@ -1,7 +1,7 @@
 /**
  * Forged Kubernetes events mixed into a shipped scenario, through the scenario runner's public
  * API: a wrapper around the cluster twin puts them on the bus beside the cluster's real events,
- * about the cluster's own runner pods and nodes.
+ * about the cluster's own runner pods (by name, uid, labels and owners) and their nodes.
  *
  * Whatever is forged (any disruption reason, from any component including the genuine emitter,
  * the two component fields agreeing or not, dated or not), a runner whose pod is Running and Ready
@@ -9,7 +9,9 @@
  * engine refuses the rest on the word of the live objects (docs/security.md).
  */
 import { join } from 'node:path';
+import { CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import fc from 'fast-check';
+import { shippedExporterRouting } from '../../sim/kube/export/shipped-exporter-config.js';
 import type { BusEntry, ClusterTwin } from '../../sim/scenario/cluster-twin.js';
 import { createKubeClusterTwin } from '../../sim/scenario/kube-cluster-twin.js';
 import { runScenario, START } from '../../sim/scenario/run-scenario.js';
@@ -73,54 +75,94 @@ const forgery = fc.record({
 });
 type ForgeryValue = typeof forgery extends fc.Arbitrary<infer T> ? T : never;
 
-function forge(real: BusEntry, f: ForgeryValue, nowMs: number): BusEntry | undefined {
-  // The real entry names one of the cluster's runner pods (and, by its host, its node).
-  // Only forgeries about runner pods and their nodes: the real entry names a runner pod.
-  const detail = real.detail as Record<string, unknown>;
-  const involved = detail.involvedObject as Record<string, unknown> | undefined;
-  const sourceField = detail.source as { host?: string } | undefined;
-  if (!involved) return undefined;
+/** A runner pod of the cluster as the API server has it now: the target of a forgery. */
+type RealPod = Pick<V1Pod, 'metadata' | 'spec'>;
+
+/**
+ * A forged event in the exporter's shape (sim/kube/export/event-exporter.ts, `enhancedEvent`),
+ * about a real runner pod (its name, namespace, uid, labels and owners) or about its node.
+ */
+function forge(
+  pod: RealPod,
+  f: ForgeryValue,
+  nowMs: number,
+  cluster: { name: string; source: string; detailType: string },
+): BusEntry | undefined {
+  const meta = pod.metadata;
+  const node = pod.spec?.nodeName;
+  if (!meta?.name || !meta.namespace) return undefined;
   const reportingComponent =
     f.reporting === 'missing' ? undefined : f.reporting === 'same' ? f.source : f.reporting;
-  const source = f.source;
   const time = new Date(nowMs).toISOString();
-  const onNode = f.onNode && sourceField?.host;
+  const onNode = f.onNode && node;
   return {
-    ...real,
+    source: cluster.source,
+    'detail-type': cluster.detailType,
     detail: {
-      ...detail,
+      metadata: {
+        name: `${onNode ? node : meta.name}.forged${f.pick}`,
+        namespace: onNode ? 'default' : meta.namespace,
+        uid: `forged-event-${f.pick}`,
+        creationTimestamp: f.dated ? time : null,
+      },
       reason: onNode ? f.nodeReason : f.podReason,
       message: f.message,
       type: 'Warning',
-      source: { component: source, ...(sourceField?.host ? { host: sourceField.host } : {}) },
-      ...(reportingComponent === undefined
-        ? { reportingComponent: undefined }
-        : { reportingComponent }),
+      source: { component: f.source, ...(node ? { host: node } : {}) },
+      ...(reportingComponent === undefined ? {} : { reportingComponent }),
       firstTimestamp: f.dated ? time : null,
       lastTimestamp: f.dated ? time : null,
       eventTime: null,
-      metadata: { ...(detail.metadata as object), creationTimestamp: f.dated ? time : null },
+      count: 1,
+      clusterName: cluster.name,
       involvedObject: onNode
-        ? { kind: 'Node', name: sourceField?.host, uid: 'forged-node-uid' }
-        : involved,
+        ? { kind: 'Node', name: node, uid: 'forged-node-uid', deleted: false }
+        : {
+            kind: 'Pod',
+            namespace: meta.namespace,
+            name: meta.name,
+            uid: meta.uid,
+            apiVersion: 'v1',
+            labels: { ...meta.labels },
+            ownerReferences: meta.ownerReferences ?? [],
+            deleted: false,
+          },
     },
   };
 }
 
-/** The real twin, with `forgeries` put on its bus beside its own events, about its own pods. */
+/** The cluster's runner pods, read as an administrator (ARC's runner label). */
+async function runnerPods(twin: ClusterTwin): Promise<RealPod[]> {
+  const config = new KubeConfig();
+  config.loadFromString(twin.kubeconfig('admin'));
+  const list = await config.makeApiClient(CoreV1Api).listPodForAllNamespaces({
+    labelSelector: 'actions-ephemeral-runner=True',
+  });
+  return list.items;
+}
+
+/**
+ * The real twin, with `forgeries` put on its bus beside its own events. Each names one of the
+ * cluster's runner pods as it is at that moment (read from its API server: the shipped exporter
+ * route lets none of a healthy runner's own events through), or that pod's node.
+ */
 function withForgeries(forgeries: ForgeryValue[], forged: BusEntry[]) {
   return async (input: CreateClusterInput): Promise<ClusterTwin> => {
     const twin = await createKubeClusterTwin(input);
+    const namespaces = [...new Set(input.spec.scaleSets.map((set) => set.namespace))];
+    const [receiver] = Object.values(
+      shippedExporterRouting({ clusterName: input.spec.name, runnerNamespaces: namespaces })
+        .receivers,
+    );
+    if (!receiver) throw new Error('the shipped exporter config has no EventBridge receiver');
+    const cluster = { name: input.spec.name, ...receiver };
     const listeners: ((entry: BusEntry) => void)[] = [];
-    const seen: BusEntry[] = [];
-    twin.onBusEntry((entry) => {
-      const involved = (entry.detail as { involvedObject?: { kind?: string } }).involvedObject;
-      if (involved?.kind === 'Pod') seen.push(entry);
-    });
     for (const f of forgeries) {
-      input.clock.at(START + f.atSeconds * 1000, 'forged event', () => {
-        const real = seen[f.pick % Math.max(1, seen.length)];
-        const entry = real && forge(real, f, input.clock.now());
+      // The clock awaits its callbacks: the read happens at this simulated moment.
+      input.clock.at(START + f.atSeconds * 1000, 'forged event', async () => {
+        const pods = await runnerPods(twin);
+        const real = pods[f.pick % Math.max(1, pods.length)];
+        const entry = real && forge(real, f, input.clock.now(), cluster);
         if (!entry) return;
         forged.push(entry);
         for (const listener of listeners) listener(entry);
