@@ -1,3 +1,4 @@
+import type { Pod } from '../cluster-facts.js';
 import type { RunnerView } from '../correlate.js';
 import { idempotencyKey } from '../idempotency-key.js';
 import { isProvenArcRunner } from '../runner-guard.js';
@@ -24,18 +25,49 @@ export function versionIn(text: string): string | null {
 }
 
 /**
- * Rule 8: runners of a scale set exit 0 without taking a job. Deleting them cannot help (ARC
+ * The runner version of a pod, from its runner container's image tag (`…/actions-runner:2.328.0`),
+ * once the pod parser keeps that image as `runnerImage` (requested of parse-kube-object.ts);
+ * null until then, or for a tag that is no version (`latest`).
+ */
+export function runnerVersionOf(pod: Pod): string | null {
+  const image = 'runnerImage' in pod && typeof pod.runnerImage === 'string' ? pod.runnerImage : '';
+  return /:v?(\d+\.\d+\.\d+)(?:@.*)?$/.exec(image)?.[1] ?? null;
+}
+
+/**
+ * Runners of the scale set come and go without taking its queued job: a job queued longer than
+ * the starving-queue threshold, and an idle runner whose pod ARC created after that threshold
+ * had passed (a healthy fresh runner takes a queued job within seconds; this one replaced others
+ * that did not). Seen at any sweep, unlike the exit itself, which ARC cleans up at once.
+ */
+function cyclesPastQueuedJob(ctx: RuleContext, v: RunnerView): string | null {
+  const created = v.pod?.metadata.creationTimestamp ?? null;
+  if (!v.pod || v.busy || created === null || !v.scaleSet) return null;
+  const threshold = effectiveFor(ctx, runnerScope(v)).rules.starvingQueue.queuedSeconds * 1000;
+  const scaleSet = v.scaleSet.toLowerCase();
+  for (const j of ctx.facts.jobs) {
+    if (j.job.status !== 'queued' || j.job.runnerName !== null) continue;
+    if (!j.job.labels.some((l) => l.toLowerCase() === scaleSet)) continue;
+    const queuedAt = Date.parse(j.job.createdAt ?? '');
+    if (!Number.isFinite(queuedAt) || created < queuedAt + threshold) continue;
+    return `job ${j.job.jobId} queued since ${new Date(queuedAt).toISOString()}, and runner pod ${v.pod.metadata.name}, created ${Math.round((created - queuedAt) / 1000)} s later, has not taken it: its predecessors left without taking it`;
+  }
+  return null;
+}
+
+/**
+ * Rule 8: runners of a scale set exit 0 without taking a job, or cycle past a queued job. Deleting them cannot help (ARC
  * replaces them with the same image), so nothing is deleted: the scale set is reported once per
  * version, and carrying the report out asks GitHub when that version stops working.
  */
 export function deprecatedRunner(ctx: RuleContext): void {
   for (const v of ctx.c.runners) {
     if (!v.arcOwned || !isProvenArcRunner(v) || !v.scaleSet) continue;
-    const evidence = exitedWithoutJob(v);
+    const evidence = exitedWithoutJob(v) ?? cyclesPastQueuedJob(ctx, v);
     if (!evidence) continue;
     const scope = runnerScope(v);
     if (!effectiveFor(ctx, scope).rules.deprecatedRunner.enabled) continue;
-    const version = versionIn(evidence);
+    const version = versionIn(evidence) ?? (v.pod ? runnerVersionOf(v.pod) : null);
     const job = ctx.facts.jobs.find((j) =>
       j.job.labels.some((l) => l.toLowerCase() === v.scaleSet?.toLowerCase()),
     );
@@ -62,7 +94,7 @@ export function deprecatedRunner(ctx: RuleContext): void {
       scope,
       cause: null,
       signal: { source: 'container-status', detail: evidence },
-      reason: `runners of scale set ${v.scaleSet} exit 0 without taking a job, as a runner GitHub refuses (deprecated version) does: report it; deleting them would only loop`,
+      reason: `runners of scale set ${v.scaleSet} leave without taking a job (${evidence}), as runners of a version GitHub refuses do: report it once; deleting them would only loop`,
       budgetKeys: [],
     });
   }
