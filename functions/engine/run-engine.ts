@@ -91,7 +91,9 @@ const WAKES_PER_RUN = 200;
 export async function runEngine(trigger: Trigger, deps: EngineDeps): Promise<EngineReport> {
   const now = deps.clock.now();
   const accepted = rejectUnknownClusters(trigger, deps);
-  const { recorded, ignored } = await recordTrigger(accepted, deps.store, now);
+  const { recorded, ignored } = (await concernsAScaleSet(accepted, deps, now))
+    ? await recordTrigger(accepted, deps.store, now)
+    : { recorded: 0, ignored: ['a job for no scale set runner-medic knows'] };
   for (const reason of ignored) deps.log.info('input not acted on', { reason });
   if (ignored.length > 0) deps.metrics.count('InputIgnored', { trigger: trigger.kind });
 
@@ -110,7 +112,7 @@ export async function runEngine(trigger: Trigger, deps: EngineDeps): Promise<Eng
     );
     return report;
   }
-  let subjects = subjectsOf(accepted);
+  let subjects = recorded > 0 || accepted.kind !== 'observation' ? subjectsOf(accepted) : [];
   if (accepted.kind === 'wake') {
     const due = await deps.store.dueWakes(now, WAKES_PER_RUN);
     for (const w of due) await deps.store.clearWake(w);
@@ -139,15 +141,44 @@ export async function runEngine(trigger: Trigger, deps: EngineDeps): Promise<Eng
   return report;
 }
 
-/** Events naming a cluster that is not configured are rejected here and never stored. */
+/**
+ * A job webhook concerns runner-medic only when one of its labels names a scale set the sweep
+ * has seen (a GitHub-hosted job, or one for other self-hosted runners, does not): one store
+ * read, and nothing else. Before the first sweep has seen any scale set, every job counts.
+ */
+async function concernsAScaleSet(
+  trigger: Trigger,
+  deps: EngineDeps,
+  now: number,
+): Promise<boolean> {
+  if (trigger.kind !== 'observation' || trigger.observation.kind === 'run.completed') return true;
+  const { sets } = await deps.store.readScaleSets(now);
+  if (Object.keys(sets).length === 0) return true;
+  return trigger.observation.job.labels.some((l) => sets[l.toLowerCase()] !== undefined);
+}
+
+/**
+ * Events naming a cluster that is not configured are rejected here and never stored; events of
+ * pods outside a cluster's configured runner namespaces are ignored here.
+ */
 function rejectUnknownClusters(trigger: Trigger, deps: EngineDeps): Trigger {
   if (trigger.kind !== 'cluster' || trigger.input.kind !== 'kube-events') return trigger;
   const known = new Set(deps.clusters.clusters());
   const events = trigger.input.events.filter((e) => {
-    if (known.has(e.cluster)) return true;
-    deps.log.warn('input rejected', { reason: 'unknown-cluster', cluster: e.cluster });
-    deps.metrics.count('InputRejected', { reason: 'unknown-cluster' });
-    return false;
+    if (!known.has(e.cluster)) {
+      deps.log.warn('input rejected', { reason: 'unknown-cluster', cluster: e.cluster });
+      deps.metrics.count('InputRejected', { reason: 'unknown-cluster' });
+      return false;
+    }
+    // A pod outside the cluster's runner namespaces is not a runner: nothing to read or store.
+    const namespaces = deps.clusters.namespaces(e.cluster);
+    const pod = e.involvedObject;
+    if (pod.kind === 'Pod' && namespaces !== null && !namespaces.includes(pod.namespace ?? '')) {
+      deps.log.info('input not acted on', { reason: 'pod outside the runner namespaces' });
+      deps.metrics.count('InputIgnored', { trigger: trigger.kind });
+      return false;
+    }
+    return true;
   });
   return { kind: 'cluster', input: { ...trigger.input, events } };
 }

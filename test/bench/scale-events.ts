@@ -27,7 +27,14 @@ export async function measureEvent(
   event: ScaleEvent,
   r: number,
 ): Promise<EventCost> {
-  const trigger = triggerFor(world, event, r);
+  return { ...(await measureTrigger(world, triggerFor(world, event, r))), event };
+}
+
+/** Measures what handling one trigger cost. */
+export async function measureTrigger(
+  world: ScaleWorld,
+  trigger: Trigger,
+): Promise<Omit<EventCost, 'event'>> {
   world.meter.reset();
   const kube = world.kubeMark();
   const github = world.githubMark();
@@ -36,7 +43,6 @@ export async function measureEvent(
   const wallMs = performance.now() - t0;
   const k = world.kubeSince(kube);
   return {
-    event,
     wallMs: Math.round(wallMs * 10) / 10,
     storeReads: world.meter.itemsRead,
     storeBytes: world.meter.bytesRead,

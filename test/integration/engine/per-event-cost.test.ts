@@ -1,4 +1,4 @@
-import { measureEvent } from '../../bench/scale-events.js';
+import { measureEvent, measureTrigger } from '../../bench/scale-events.js';
 import { ScaleWorld } from '../../bench/scale-world.js';
 
 /**
@@ -60,5 +60,69 @@ describe('per-event cost at 10,000 runners and 10,000 stored jobs', () => {
     // with the list).
     expect(cost.kubeCalls).toBe(1 + here.namespaces + here.runners);
     expect(cost.githubCalls).toBeLessThanOrEqual(3);
+  });
+
+  it('a GitHub-hosted job’s webhook reads one store item and calls no cluster', async () => {
+    const record = world.completedJob(778);
+    const cost = await measureTrigger(world, {
+      kind: 'observation',
+      observation: {
+        kind: 'job.completed',
+        deliveryId: 'delivery-hosted',
+        installationId: record.installationId,
+        repository: record.repository,
+        receivedAt: new Date(world.clock.now()).toISOString(),
+        job: {
+          ...record.job,
+          jobId: 9_999_999,
+          labels: ['ubuntu-latest'],
+          runnerName: 'GitHub Actions 2',
+        },
+      },
+    });
+    expect(cost.storeReads).toBeLessThanOrEqual(1);
+    expect(cost.kubeCalls).toBe(0);
+    expect(cost.githubCalls).toBe(0);
+    // Nothing of it is stored.
+    expect(world.meter.writes).toEqual([]);
+  });
+
+  it('an event of a pod that is not a runner calls no cluster', async () => {
+    const event = {
+      ...world.evict(779),
+      namespace: 'web',
+      involvedObject: {
+        ...world.evict(779).involvedObject,
+        namespace: 'web',
+        name: 'api-5d8f7-abcde',
+        labels: {},
+        ownerReferences: [],
+      },
+    };
+    const cost = await measureTrigger(world, {
+      kind: 'cluster',
+      input: { kind: 'kube-events', events: [event], rejected: [] },
+    });
+    expect(cost.storeReads).toBeLessThanOrEqual(1);
+    expect(cost.kubeCalls).toBe(0);
+  });
+
+  it('an EC2 event of an instance that is not a known node reads one item and calls no cluster', async () => {
+    const cost = await measureTrigger(world, {
+      kind: 'cluster',
+      input: {
+        kind: 'ec2',
+        event: {
+          kind: 'ec2-spot-interruption-warning',
+          instanceId: 'i-0notanode000000',
+          instanceAction: 'terminate',
+          region: 'eu-west-1',
+          account: '123456789012',
+          at: world.clock.now(),
+        },
+      },
+    });
+    expect(cost.storeReads).toBeLessThanOrEqual(1);
+    expect(cost.kubeCalls).toBe(0);
   });
 });
