@@ -248,6 +248,32 @@ async function feed(deps: EngineDeps, observations: ReturnType<typeof observe>) 
   return reports;
 }
 
+describe('composeExplanation for a cancel with no Kubernetes signal', () => {
+  it('says what it cancelled and why, and that cancels do not charge the budget', () => {
+    const { title, summary } = composeExplanation({
+      kind: 'force-cancel-run',
+      rule: 'rule-4-hung-job',
+      reason: 'job build hung on a runner that is gone',
+      cause: { kind: 'node-not-ready' },
+      signal: null,
+      jobNames: [],
+      runId: 42,
+      runAttempt: 3,
+      runUrl: 'https://github.com/acme/app/actions/runs/42',
+      runner: null,
+      node: null,
+      lostAt: null,
+      actedAt: Date.parse('2026-03-02T09:02:00Z'),
+      budget: null,
+    });
+    expect(title).toBe("Force-cancelled run 42: runner's node stopped responding (NotReady)");
+    expect(summary).toContain('- **Node**: not known');
+    expect(summary).toContain('- **Seen in**: no Kubernetes signal recorded');
+    expect(summary).toContain('- **Attempt**: 3\n');
+    expect(summary).toContain('not charged (only re-runs use the budget)');
+  });
+});
+
 /** The harness's engine with check runs on (as engine-wiring builds it unless CHECK_RUNS=off). */
 const withCheckRuns = (harness: EngineHarness, extra: Partial<EngineDeps> = {}): EngineDeps =>
   Object.assign({}, harness.engine, { checkRuns: publisherFor(harness.github) }, extra);

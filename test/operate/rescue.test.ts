@@ -66,6 +66,25 @@ describe('rescue a job killed with its runner, that runner-medic never heard of'
     expect(harness.github.run(runId)?.attempt).toBe(1);
   });
 
+  it('through its run URL: the same decision, in JSON', async () => {
+    const lines: string[] = [];
+    const io: CliIo = { env: {}, out: (t) => void lines.push(t), err: (t) => void lines.push(t) };
+    const code = await runCli(
+      ['rescue', `https://github.com/acme/app/actions/runs/${runId}`, '--json'],
+      io,
+      { engine: async () => harness.engine },
+    );
+    expect(code).toBe(0);
+    const out = JSON.parse(lines.join('')) as { would: { kind: string }[]; did: unknown };
+    // The run's every job and runner: `lint`'s runner, left up after its job, is freed too.
+    expect(out.would.map((a) => a.kind).sort()).toEqual([
+      'delete-ephemeral-runner',
+      'rerun-failed-jobs',
+    ]);
+    expect(out.did).toBeNull();
+    expect(harness.medicGithubCalls()).toEqual([]);
+  });
+
   it('with --yes, through the command line: re-runs it once, and the job recovers', async () => {
     const lines: string[] = [];
     const io: CliIo = { env: {}, out: (t) => void lines.push(t), err: (t) => void lines.push(t) };
