@@ -243,7 +243,8 @@ async function rescueCommand(args: string[], io: CliIo, seams: CliSeams): Promis
   io.out(
     values.json ? `${JSON.stringify(outcome, null, 2)}\n` : formatRescue(text, outcome, values.yes),
   );
-  return outcome.refused === null ? 0 : 1;
+  const failed = (outcome.did ?? []).some((d) => d.outcome === 'failed');
+  return outcome.refused === null && !failed ? 0 : 1;
 }
 
 async function replayCommand(args: string[], io: CliIo): Promise<number> {

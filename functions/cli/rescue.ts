@@ -104,10 +104,8 @@ export async function rescue(
   return {
     subjects: subjects.map(subjectKey),
     would,
-    held: report.held
-      .filter((h) => !planned.has(h.key))
-      .map((h) => ({ kind: h.kind, rule: h.rule, why: h.why }))
-      .concat(held),
+    // What the engine held when it acted (it decided again, so this replaces the preview's).
+    held: report.held.map((h) => ({ kind: h.kind, rule: h.rule, why: h.why })),
     did: report.actions.filter((a) => planned.has(a.key)),
     refused: null,
   };
