@@ -83,3 +83,15 @@ test('the graceful stop and grace period are recognised in the running template'
   const pods = checks.find((c) => c.id === 'cluster.sandbox.karpenter-do-not-disrupt');
   expect(pods?.why).toMatch(/^pod arc-runners\/arc-linux-.*do-not-disrupt is "true"/);
 });
+
+test('without --repo, queued jobs are looked for in every repository of the installation', async () => {
+  const results = await runDoctor({
+    env: sandbox.env,
+    clock: sandbox.clock,
+    secretClients: { ssm: noAws, secretsManager: noAws },
+  });
+  // GET /installation/repositories lists acme/app; its one job is running, none waits.
+  expect(results.find((c) => c.id === 'cluster.sandbox.queued-jobs')).toMatchObject({
+    status: 'ok',
+  });
+}, 120_000);
