@@ -1,4 +1,4 @@
-import type { AuditEntry } from '../kube/api/audit.js';
+import type { AuditEntry, RequestLogEntry } from '../kube/api/audit.js';
 import type { AppliedFault } from './outcome.js';
 import type { ClusterFault } from './scenario-schema.js';
 
@@ -15,6 +15,8 @@ export interface ClusterTwin {
   /** A kubeconfig for the API server, authenticating as `actor` (`admin`: system:masters). */
   kubeconfig(actor: 'runner-medic' | 'user' | 'admin'): string;
   audit(): AuditEntry[];
+  /** Every HTTP request the API server answered (reads too), with its status. */
+  requests?(): RequestLogEntry[];
   /** Events exported to the bus (already thinned by the scenario's event drop rate). */
   onBusEntry(listener: (entry: BusEntry) => void): void;
   /** Resolves once applied; may wait on the clock for its target, so never await it inside a clock callback. */

@@ -101,6 +101,7 @@ export async function createKubeClusterTwin(input: CreateClusterInput): Promise<
     name: spec.name,
     kubeconfig: (actor) => cluster.kubeconfig(actor),
     audit: () => cluster.audit.entries,
+    requests: () => cluster.audit.requests,
     onBusEntry: (listener) => void listeners.push(listener),
     applyFault: (fault) => applyFault(cluster, input, fault),
     stop: () => cluster.stop(),

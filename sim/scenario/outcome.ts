@@ -1,5 +1,5 @@
 import type { AuditEntry as GithubAudit, Job, Run, Runner } from '../github/model/types.js';
-import type { AuditEntry as KubeAudit } from '../kube/api/audit.js';
+import type { AuditEntry as KubeAudit, RequestLogEntry } from '../kube/api/audit.js';
 import type { Expectation, Scenario } from './scenario-schema.js';
 
 /** The fixed JSON shape other tools read: add fields freely, rename none. */
@@ -24,6 +24,11 @@ export interface ScenarioOutcome {
   auditEvents: AuditEventOutcome[];
   /** The ARC version each cluster models. */
   arcVersions: Record<string, string>;
+  /**
+   * runner-medic's Kubernetes requests RBAC refused (403), reads included: `cluster METHOD path`.
+   * Each one is a call outside the shipped grants that would fail the same way on EKS.
+   */
+  medicForbidden: string[];
   simulatedSeconds: number;
 }
 
@@ -79,6 +84,8 @@ export interface OutcomeInput {
   runners: Runner[];
   githubAudit: readonly GithubAudit[];
   kubeAudit: { cluster: string; entries: KubeAudit[] }[];
+  /** Every HTTP request per cluster (reads too); absent for twins that do not log them. */
+  kubeRequests?: { cluster: string; entries: RequestLogEntry[] }[];
   faults: AppliedFault[];
   remediations: { at: number; detail: Record<string, unknown> }[];
   errors: string[];
@@ -153,10 +160,17 @@ export function buildOutcome(input: OutcomeInput): ScenarioOutcome {
     ),
   ].sort((a, b) => a.at - b.at);
 
+  const medicForbidden = (input.kubeRequests ?? []).flatMap((c) =>
+    c.entries
+      .filter((r) => r.by === 'runner-medic' && r.code === 403)
+      .map((r) => `${c.cluster} ${r.method} ${r.path}`),
+  );
   const violations = [
     ...medicKube.flatMap(({ cluster, e }) => nonRunnerTouch(cluster, e)),
     ...budgetViolations(input.runs, medicGithub, input.rerunBudget),
     ...duplicateEffects(medicKube, medicGithub),
+    // A call outside the shipped grants fails the same way on EKS.
+    ...medicForbidden.map((call) => `runner-medic refused by RBAC (403): ${call}`),
   ];
   const medicActions = actions.filter((a) => a.by === 'runner-medic');
   const auditEvents = input.remediations.map(({ at, detail }) => ({
@@ -190,6 +204,7 @@ export function buildOutcome(input: OutcomeInput): ScenarioOutcome {
     medicCallsByVerb,
     auditEvents,
     arcVersions: Object.fromEntries(input.scenario.clusters.map((c) => [c.name, c.arcVersion])),
+    medicForbidden,
     simulatedSeconds: (input.end - start) / 1000,
   };
 }

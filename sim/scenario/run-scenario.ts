@@ -234,6 +234,7 @@ export async function runScenario(
       runners: github.runners(),
       githubAudit: github.audit(),
       kubeAudit: clusters.map((c) => ({ cluster: c.name, entries: c.audit() })),
+      kubeRequests: clusters.map((c) => ({ cluster: c.name, entries: c.requests?.() ?? [] })),
       faults,
       remediations: medic?.remediations ?? [],
       errors: medic?.errors ?? [],

@@ -183,3 +183,49 @@ describe('scenario outcome: a runner-medic invocation that threw', () => {
     expect(failed.errors).toEqual(['remediate at 5000: connect ECONNREFUSED']);
   });
 });
+
+describe('scenario outcome: a runner-medic request RBAC refused', () => {
+  it('is a violation, reads included', () => {
+    const outcome = buildOutcome({
+      scenario: parseScenario(base),
+      remediation: true,
+      start: 0,
+      end: 1000,
+      runs: [],
+      runners: [],
+      githubAudit: [],
+      kubeAudit: [],
+      kubeRequests: [
+        {
+          cluster: 'c1',
+          entries: [
+            {
+              at: 5,
+              by: 'runner-medic',
+              method: 'GET',
+              path: '/api/v1/pods',
+              verb: 'list',
+              code: 403,
+            },
+            {
+              at: 6,
+              by: 'runner-medic',
+              method: 'GET',
+              path: '/api/v1/namespaces/arc-runners/pods',
+              verb: 'list',
+              code: 200,
+            },
+            { at: 7, by: 'user', method: 'GET', path: '/api/v1/nodes', verb: 'list', code: 403 },
+          ],
+        },
+      ],
+      faults: [],
+      remediations: [],
+      errors: [],
+      rerunBudget: 2,
+    });
+    expect(outcome.medicForbidden).toEqual(['c1 GET /api/v1/pods']);
+    expect(outcome.violations).toEqual(['runner-medic refused by RBAC (403): c1 GET /api/v1/pods']);
+    expect(outcome.passed).toBe(false);
+  });
+});
