@@ -5,10 +5,12 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
 import { SqsWakeScheduler } from '../adapters/bus/sqs-wake-scheduler.js';
+import { checkRunPublisherFromEnvironment } from '../adapters/github/check-run-publisher.js';
 import { OctokitGithubGateway } from '../adapters/github/github-gateway.js';
 import { loadGithubAppCredentials } from '../adapters/github/github-app-credentials.js';
 import { ClusterConnections } from '../adapters/kubernetes/cluster-connections.js';
 import { createSecretReader } from '../adapters/secrets/secret-reader.js';
+import { DynamoClusterSightings } from '../adapters/store/cluster-sightings.js';
 import { DynamoDeliveryLedger } from '../adapters/store/dynamo-delivery-ledger.js';
 import { DynamoFactsStore } from '../adapters/store/dynamo-facts-store.js';
 import { DEFAULT_POLICY, parsePolicy } from '../domain/policy.js';
@@ -93,6 +95,14 @@ export function engineFromEnvironment(
           privateKey: app.privateKey,
           remainingTimeMs: () => remaining(),
         }),
+        // An explanation on every job runner-medic touches, unless CHECK_RUNS=off.
+        ...(checkRunPublisherFromEnvironment(env, {
+          baseUrl: settings.githubApiUrl,
+          appId: app.appId,
+          privateKey: app.privateKey,
+          remainingTimeMs: () => remaining(),
+        }) ?? {}),
+        sightings: new DynamoClusterSightings(documents, settings.tableName),
       };
       return {
         deps,

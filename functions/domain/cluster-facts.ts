@@ -41,6 +41,8 @@ export interface Pod {
   cluster: string;
   metadata: ObjectMeta;
   nodeName: string | null;
+  /** The image of ARC's `runner` container (its tag is the runner version), when known. */
+  runnerImage?: string | null;
   phase: string | null;
   reason: string | null;
   message: string | null;

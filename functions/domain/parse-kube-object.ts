@@ -12,7 +12,14 @@ import { fail, ok, type Result } from './result.js';
 
 const podSchema = z.object({
   metadata: objectMetaSchema,
-  spec: z.object({ nodeName: z.string().nullish() }).nullish(),
+  spec: z
+    .object({
+      nodeName: z.string().nullish(),
+      containers: z
+        .array(z.object({ name: z.string(), image: z.string().max(512).nullish() }))
+        .nullish(),
+    })
+    .nullish(),
   status: z
     .object({
       phase: z.string().nullish(),
@@ -26,6 +33,9 @@ const podSchema = z.object({
 });
 
 /** Parse a Pod as returned by the Kubernetes API (JSON or @kubernetes/client-node objects). */
+/** ARC's runner container is named `runner` (gha-runner-scale-set's template). */
+const RUNNER_CONTAINER = 'runner';
+
 export function parsePod(raw: unknown, cluster: string): Result<Pod> {
   const r = podSchema.safeParse(raw);
   if (!r.success) return fail(`not a Pod: ${describeIssues(r.error)}`);
@@ -34,6 +44,7 @@ export function parsePod(raw: unknown, cluster: string): Result<Pod> {
     cluster,
     metadata,
     nodeName: spec?.nodeName ?? null,
+    runnerImage: spec?.containers?.find((c) => c.name === RUNNER_CONTAINER)?.image ?? null,
     phase: status?.phase ?? null,
     reason: status?.reason ?? null,
     message: status?.message ?? null,

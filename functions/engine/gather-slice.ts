@@ -214,10 +214,15 @@ export async function gatherSlice(
           g.runners.push(ref);
           if (!seenParts.has(`name:${ref.name}`)) {
             seenParts.add(`name:${ref.name}`);
-            take(await deps.store.readRunnerName(ref.name, now));
+            const read = await deps.store.readRunnerName(ref.name, now);
+            take(read);
+            followRunsOf(read.facts.jobs, ref.name, runs);
           }
         }
       }
+      // The runs of jobs on the node's runners: their other jobs tell whether a sibling still
+      // runs on a live runner (rule 4 cancels a run only when none does).
+      await readRuns();
       const objects = await readRunners(gateway, g.runners, listedPods);
       facts.pods.push(...objects.pods);
       facts.ephemeralRunners.push(...objects.ers);

@@ -7,14 +7,16 @@ import type { Policy } from '../domain/policy.js';
 import { resolvePolicy } from '../domain/resolve-policy.js';
 import type { Clock } from '../ports/clock.js';
 import type { DeliveryLedger } from '../ports/delivery-ledger.js';
+import type { CheckRunPublisher } from '../ports/check-runs.js';
 import type { ClusterGateways } from '../ports/cluster-gateway.js';
+import type { ClusterSightings } from '../ports/cluster-sightings.js';
 import type { EventPublisher } from '../ports/event-publisher.js';
 import type { FactsStore } from '../ports/facts-store.js';
 import type { GithubGateway } from '../ports/github-gateway.js';
 import { carryOut } from './carry-out.js';
 import { explainAction, withLossTime } from './explain-action.js';
 import { gatherSlice, type Slice } from './gather-slice.js';
-import { recordTrigger } from './record-trigger.js';
+import { noteSightings, recordTrigger } from './record-trigger.js';
 import { remediationEvent } from './remediation-event.js';
 import { dedupe, subjectFromKey, subjectKey, subjectsOf, type Subject } from './subjects.js';
 import { decideNamespace, runSweep } from './sweep.js';
@@ -55,6 +57,10 @@ export interface EngineDeps {
   sweepPageSize?: number;
   /** Called between acting and publishing the audit event (a test's crash point). */
   afterAct?: (action: Action) => void | Promise<void>;
+  /** Explains each action on its job with a `runner-medic` check run; absent: none. */
+  checkRuns?: CheckRunPublisher;
+  /** Notes which clusters exporter events come from (the doctor's Events checks). */
+  sightings?: ClusterSightings;
 }
 
 export interface ActionReport {
@@ -90,6 +96,7 @@ const WAKES_PER_RUN = 200;
  */
 export async function runEngine(trigger: Trigger, deps: EngineDeps): Promise<EngineReport> {
   const now = deps.clock.now();
+  await noteSightings(trigger, deps.clusters.clusters(), deps.sightings, now, deps.log);
   const accepted = rejectUnknownClusters(trigger, deps);
   const { recorded, ignored } = (await concernsAScaleSet(accepted, deps, now))
     ? await recordTrigger(accepted, deps.store, now)
@@ -301,7 +308,14 @@ export async function decideAndAct(
   }
   const wakeAt = earliest(earliest(decision.wakeAt, retryAt), retryActionsAt);
   if (wakeAt !== null) {
-    const keys = subjects.map(subjectKey);
+    // After a cancel, its run is decided again too: the force-cancel and the re-run follow it
+    // even when the runner that led to it is gone from the trigger's subjects.
+    const runsCancelled: Subject[] = decision.actions.flatMap((a) =>
+      a.target.kind === 'cancel-run' || a.target.kind === 'force-cancel-run'
+        ? [{ kind: 'run' as const, repo: a.target.repo, runId: a.target.runId }]
+        : [],
+    );
+    const keys = dedupe([...subjects, ...runsCancelled]).map(subjectKey);
     const due = await deps.store.nextWake(now);
     await deps.store.scheduleWake(wakeAt, now, keys);
     // One wake-up per moment: a wake already due no later than this one will decide again.
@@ -534,6 +548,10 @@ async function act(
 
   const dimensions = { rule: action.rule, cause: action.cause?.kind ?? 'none', outcome };
   deps.metrics.count('Remediation', dimensions);
+  if (action.recoveredBy)
+    deps.metrics.count('JobRecovered', { path: action.recoveredBy, rule: action.rule });
+  if (action.target.kind === 'report-deprecated-runner')
+    deps.metrics.count('RunnerDeprecated', { scaleSet: action.target.scaleSet });
   if (lossAt !== null)
     deps.metrics.milliseconds('LossToAction', { rule: action.rule }, now - lossAt);
   const log = outcome === 'failed' || outcome === 'gave-up' ? deps.log.warn : deps.log.info;
