@@ -118,11 +118,17 @@ export function correlate(facts: Facts, now: number): Correlation {
     if (v) v.podMissingSince = m.since;
   }
 
-  const registrations = new Map(facts.registrations.map((r) => [r.name, r]));
+  // A runner's own registration is the one with its GitHub runner id, whatever else has its name.
+  const registrations = new Map(facts.registrations.map((r) => [r.id, r]));
   const push = <K, T>(m: Map<K, T[]>, k: K, item: T) => {
     const list = m.get(k);
     if (list) list.push(item);
     else m.set(k, [item]);
+  };
+
+  const registrationOf = (er: EphemeralRunner) => {
+    const r = er.runnerId === null ? undefined : registrations.get(er.runnerId);
+    return r?.name === er.metadata.name ? r : undefined;
   };
 
   // The runner's own identity first: what it is, whose it is, which job its ER names.
@@ -201,7 +207,7 @@ export function correlate(facts: Facts, now: number): Correlation {
       er &&
       pod &&
       (classifyRecreatedPod(er, pod, v.podMissingSince, cache?.seenAt ?? null) ??
-        (v.busy ? null : classifyOfflineRunner(er, pod, registrations.get(v.name), now)) ??
+        (v.busy ? null : classifyOfflineRunner(er, pod, registrationOf(er), now)) ??
         classifyFinishedRunner(er, pod, v.jobs, now));
     if (recreated) v.losses.push(recreated);
     if (er && !pod && v.podMissingSince !== null)

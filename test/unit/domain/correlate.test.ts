@@ -309,6 +309,18 @@ describe('runners ARC re-created or that never connect', () => {
     if (lostAt !== null) expect(v?.loss?.signal.detail).toMatch(/offline since/);
   });
 
+  it('judges a runner only by its own registration (runner id), never by a namesake', () => {
+    const offline = registration('offline', T0 - 120_000);
+    const judged = (registrations: ReturnType<typeof registration>[]) =>
+      correlate(facts({ pods: [pod()], ephemeralRunners: [er()], registrations }), T0 + 600_000)
+        .runners[0]?.loss?.signal.detail ?? null;
+    // Another org's offline runner of the same name, with its own id, says nothing of ours.
+    expect(judged([{ ...offline, id: 4242, owner: { org: 'other' } }])).toBeNull();
+    expect(judged([{ ...offline, id: 4242 }, registration('online', null)])).toBeNull();
+    expect(judged([registration('online', null), { ...offline, id: 4242 }])).toBeNull();
+    expect(judged([offline])).toMatch(/GitHub runner 42 offline since/);
+  });
+
   it('never judges a runner with a job on its registration status', () => {
     const f = facts({
       pods: [pod()],

@@ -267,13 +267,14 @@ describe('rule 5: orphan registration', () => {
     ['online', base(reg({ status: 'online', offlineSince: null })), T0 + 900_000, []],
     [
       'its EphemeralRunner exists: not an orphan, but a Running pod whose runner never connects (rule 1)',
-      base(reg({ name: NAME })),
+      // The EphemeralRunner's own registration: its status.runnerId (42) and its name.
+      base(reg({ id: 42, name: NAME })),
       T0 + 900_000,
       ['rule-1-free-poisoned-slot delete-ephemeral-runner'],
     ],
     [
       'its EphemeralRunner exists and it is online',
-      base(reg({ name: NAME, status: 'online', offlineSince: null })),
+      base(reg({ id: 42, name: NAME, status: 'online', offlineSince: null })),
       T0 + 900_000,
       [],
     ],
