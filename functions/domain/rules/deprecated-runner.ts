@@ -25,13 +25,11 @@ export function versionIn(text: string): string | null {
 }
 
 /**
- * The runner version of a pod, from its runner container's image tag (`…/actions-runner:2.328.0`),
- * once the pod parser keeps that image as `runnerImage` (requested of parse-kube-object.ts);
- * null until then, or for a tag that is no version (`latest`).
+ * The runner version of a pod, from its runner container's image tag (`…/actions-runner:2.328.0`);
+ * null for a tag that is no version (`latest`) or a pod read without its image.
  */
 export function runnerVersionOf(pod: Pod): string | null {
-  const image = 'runnerImage' in pod && typeof pod.runnerImage === 'string' ? pod.runnerImage : '';
-  return /:v?(\d+\.\d+\.\d+)(?:@.*)?$/.exec(image)?.[1] ?? null;
+  return /:v?(\d+\.\d+\.\d+)(?:@.*)?$/.exec(pod.runnerImage ?? '')?.[1] ?? null;
 }
 
 /**

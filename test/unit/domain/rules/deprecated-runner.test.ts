@@ -85,8 +85,7 @@ describe('rule 8: runners that leave without taking a job (a runner version GitH
     expect(versionIn('exit 0')).toBeNull();
     const p = pod();
     expect(runnerVersionOf(p)).toBeNull();
-    // The pod parser does not keep the image yet: a pod that carries it, as it will.
-    const tagged = (image: string) => Object.assign({}, p, { runnerImage: image });
+    const tagged = (image: string) => ({ ...p, runnerImage: image });
     expect(runnerVersionOf(tagged('ghcr.io/actions/actions-runner:2.328.0'))).toBe('2.328.0');
     expect(runnerVersionOf(tagged('ghcr.io/actions/actions-runner:latest'))).toBeNull();
   });
