@@ -12,7 +12,9 @@ import { EKSClient } from '@aws-sdk/client-eks';
 import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
 import type { CheckResult } from '../doctor/doctor-check.js';
 import { exitCodeOf, reportOf } from '../doctor/doctor-check.js';
-import { runDoctor } from '../doctor/run-doctor.js';
+import { runDoctor, storeClientConfig } from '../doctor/run-doctor.js';
+import { DynamoFactsStore } from '../adapters/store/dynamo-facts-store.js';
+import { createDocumentClient } from '../config/webhook-wiring.js';
 import { systemClock } from '../ports/clock.js';
 import type { Clock } from '../ports/clock.js';
 import { engineFromEnvironment } from '../config/engine-wiring.js';
@@ -71,6 +73,9 @@ replay options:
   --sandbox           Play the second seed scenario (Karpenter mid-job) with the twins in
                       dry run, then replay what runner-medic would have done.
   --scenario <file>   With --sandbox: play this scenario instead.
+  --stage <stage>     Read the store of this stage (TABLE_NAME runner-medic-<stage>).
+  Without --events or --sandbox, the audit trail is read from the store (TABLE_NAME): each
+  action's audit event is kept with it for 35 days.
 
 The commands read the same environment as the functions (README, Configuration).
 `;
@@ -247,6 +252,9 @@ async function rescueCommand(args: string[], io: CliIo, seams: CliSeams): Promis
   return outcome.refused === null && !failed ? 0 : 1;
 }
 
+/** The most audit events replay reads from the store (a week of a busy org is far fewer). */
+const REPLAY_MAX_RECORDS = 50_000;
+
 async function replayCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({
     args,
@@ -256,6 +264,7 @@ async function replayCommand(args: string[], io: CliIo): Promise<number> {
       events: { type: 'string' },
       sandbox: { type: 'boolean', default: false },
       scenario: { type: 'string' },
+      stage: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -288,11 +297,28 @@ async function replayCommand(args: string[], io: CliIo): Promise<number> {
     until = Math.max(Date.now(), ...records.map((r) => r.at));
     since = until - window;
   } else {
-    io.err(
-      'runner-medic replay: the store cannot yet list audit events by time; pass --events <file> ' +
-        '(JSON lines of the audit log group, or an EventBridge archive) or --sandbox\n',
+    // The store keeps each action's audit event with it (35 days), indexed by day.
+    const env = values.stage ? stageEnvironment(io.env, values.stage) : io.env;
+    const tableName = env.TABLE_NAME;
+    if (!tableName) {
+      io.err(
+        'runner-medic replay: no store: set TABLE_NAME (or --stage), or pass --events <file> ' +
+          '(JSON lines of the audit log group, or an EventBridge archive) or --sandbox\n',
+      );
+      return 2;
+    }
+    until = Date.now();
+    since = until - window;
+    const store = new DynamoFactsStore(
+      createDocumentClient(storeClientConfig(env.DYNAMODB_ENDPOINT)),
+      tableName,
     );
-    return 2;
+    try {
+      records = await store.auditTrail(since, until, REPLAY_MAX_RECORDS);
+    } catch (error) {
+      io.err(`runner-medic replay: could not read the store: ${(error as Error).message}\n`);
+      return 2;
+    }
   }
   const report = replayReport(records, since, until);
   io.out(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatReplay(report));

@@ -5,13 +5,9 @@
  * turn dry run off?
  */
 
-/** One audit record: a `Remediation` (or other runner-medic) event and when it was published. */
-export interface AuditRecord {
-  /** Epoch ms. */
-  at: number;
-  detailType: string;
-  detail: Record<string, unknown>;
-}
+import type { AuditRecord } from '../ports/facts-store.js';
+
+export type { AuditRecord };
 
 export interface LossToAction {
   count: number;

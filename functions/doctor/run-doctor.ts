@@ -189,7 +189,7 @@ async function eventsChecks(
 }
 
 /** A loopback endpoint is a local DynamoDB (dynalite, the sandbox): it takes any credentials. */
-function storeClientConfig(endpoint: string | undefined): DynamoDBClientConfig {
+export function storeClientConfig(endpoint: string | undefined): DynamoDBClientConfig {
   if (!endpoint) return {};
   const host = new URL(endpoint).hostname;
   return host === '127.0.0.1' || host === 'localhost'

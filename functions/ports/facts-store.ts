@@ -80,6 +80,13 @@ export interface SweepCursor {
   lastPassStartedAt?: number | null;
 }
 
+/** One audit event of the trail: when it was written (epoch ms), and the event. */
+export interface AuditRecord {
+  at: number;
+  detailType: string;
+  detail: Record<string, unknown>;
+}
+
 /** An audit event written with its action's result, not yet published (the outbox). */
 export interface PendingAudit {
   key: string;
@@ -205,6 +212,11 @@ export interface FactsStore {
   ): Promise<void>;
   /** The audit event was published: take it out of the outbox. */
   markPublished(key: string): Promise<void>;
+  /**
+   * The audit trail: events of actions that finished between `since` and `until` (epoch ms),
+   * oldest first, at most `limit` (one query per day, through the `grp = AUDIT#<day>` index).
+   */
+  auditTrail(since: number, until: number, limit: number): Promise<AuditRecord[]>;
   /** Audit events written but not published (a crash between the write and PutEvents). */
   unpublishedAudits(limit: number): Promise<PendingAudit[]>;
   /** Claims left without a result for longer than `staleAfterMs` (a crash between claim and result). */

@@ -7,6 +7,10 @@ import { runCli } from '../../functions/cli/main.js';
 import { playForReplay, type PlayedScenario } from '../../functions/cli/replay-sandbox.js';
 import { parseAuditRecords, parseDuration, replayReport } from '../../functions/cli/replay.js';
 import type { ReplayReport } from '../../functions/cli/replay.js';
+import { DynamoFactsStore } from '../../functions/adapters/store/dynamo-facts-store.js';
+import { createDocumentClient } from '../../functions/config/webhook-wiring.js';
+import type { Action } from '../../functions/domain/action.js';
+import { startEmbeddedDynamo } from '../../functions/local/embedded-dynamo.js';
 
 const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
 
@@ -110,5 +114,59 @@ describe('replay from a file of audit events', () => {
     expect(await runCli(['replay', '--since', 'soon'], io)).toBe(64);
     expect(await runCli(['replay'], io)).toBe(2);
     expect(out.join('')).toContain('pass --events');
+  });
+});
+
+describe('replay from the store', () => {
+  it('reads the audit trail the engine kept with its actions, within the window', async () => {
+    const dynamo = await startEmbeddedDynamo('runner-medic-replay');
+    try {
+      const store = new DynamoFactsStore(
+        createDocumentClient(dynamo.clientConfig),
+        dynamo.tableName,
+      );
+      const now = Date.now();
+      const day = 86_400_000;
+      for (const [key, at, outcome] of [
+        ['recent', now - 3_600_000, 'succeeded'],
+        ['dry', now - 2 * day, 'dry-run'],
+        ['old', now - 9 * day, 'succeeded'],
+      ] as const) {
+        const action = {
+          key,
+          rule: 'rule-3-rerun-killed-job',
+          target: { kind: 'rerun-failed-jobs', repo: 'acme/app', runId: 1, runAttempt: 1 },
+          scope: { cluster: 'c', namespace: 'arc-runners', runnerName: `r-${key}` },
+        } as unknown as Action;
+        await store.claimAction(action, at, 60_000);
+        await store.finishAction(key, outcome, at, 'done', {
+          detailType: 'Remediation',
+          detail: {
+            rule: 'rule-3-rerun-killed-job',
+            action: 'rerun-failed-jobs',
+            outcome,
+            target: { repo: 'acme/app', jobIds: [key.length] },
+            at: new Date(at).toISOString(),
+          },
+        });
+      }
+      const out: string[] = [];
+      const io = {
+        env: { TABLE_NAME: dynamo.tableName, DYNAMODB_ENDPOINT: dynamo.endpoint },
+        out: (t: string) => void out.push(t),
+        err: (t: string) => void out.push(t),
+      };
+      expect(await runCli(['replay', '--since', '7d', '--json'], io)).toBe(0);
+      const report = JSON.parse(out.join('')) as ReplayReport;
+      expect(report.rules).toEqual([
+        expect.objectContaining({
+          rule: 'rule-3-rerun-killed-job',
+          did: { 'rerun-failed-jobs': 1 },
+          wouldHave: { 'rerun-failed-jobs': 1 },
+        }),
+      ]);
+    } finally {
+      await dynamo.close();
+    }
   });
 });

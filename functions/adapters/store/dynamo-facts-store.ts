@@ -24,6 +24,7 @@ import { StoreError } from '../../ports/delivery-ledger.js';
 import {
   emptyStoredFacts,
   type ClaimResult,
+  type AuditRecord,
   type DueWake,
   type FactsStore,
   type PendingAudit,
@@ -543,15 +544,17 @@ export class DynamoFactsStore implements FactsStore {
       new UpdateCommand({
         TableName: this.tableName,
         Key: { pk: `ACTION#${key}`, sk: 'ACTION' },
+        // With an audit event: the outbox (`pend`, `audit`, until published) and the trail
+        // (`trail`, indexed by day in `grp`, kept with the action) that `replay` reads.
         UpdateExpression: audit
-          ? 'SET outcome = :outcome, #data.outcome = :outcome, #data.finishedAt = :now, #data.detail = :detail, pend = :outbox, audit = :audit'
+          ? 'SET outcome = :outcome, #data.outcome = :outcome, #data.finishedAt = :now, #data.detail = :detail, pend = :outbox, audit = :audit, trail = :audit, grp = :day'
           : 'SET outcome = :outcome, #data.outcome = :outcome, #data.finishedAt = :now, #data.detail = :detail REMOVE pend',
         ExpressionAttributeNames: { '#data': 'data' },
         ExpressionAttributeValues: {
           ':outcome': outcome,
           ':now': now,
           ':detail': detail,
-          ...(audit ? { ':outbox': 'OUTBOX', ':audit': audit } : {}),
+          ...(audit ? { ':outbox': 'OUTBOX', ':audit': audit, ':day': auditDay(now) } : {}),
         },
       }),
     );
@@ -569,6 +572,22 @@ export class DynamoFactsStore implements FactsStore {
       }),
       true,
     );
+  }
+
+  async auditTrail(since: number, until: number, limit: number): Promise<AuditRecord[]> {
+    const out: AuditRecord[] = [];
+    for (let day = since - (since % DAY_MS); day <= until && out.length < limit; day += DAY_MS) {
+      const items = await this.queryItems(
+        { index: 'byGroup', key: auditDay(day) },
+        limit - out.length,
+      );
+      for (const i of items) {
+        const at = (i.data as { finishedAt?: unknown } | undefined)?.finishedAt;
+        if (i.trail === undefined || typeof at !== 'number' || at < since || at > until) continue;
+        out.push({ at, ...(i.trail as PendingAudit['event']) });
+      }
+    }
+    return out.sort((a, b) => a.at - b.at);
   }
 
   async unpublishedAudits(limit: number): Promise<PendingAudit[]> {
@@ -831,6 +850,10 @@ export class DynamoFactsStore implements FactsStore {
     }
   }
 }
+
+const DAY_MS = DAY * 1000;
+/** The trail's index key for the UTC day of `at`. */
+const auditDay = (at: number) => `AUDIT#${new Date(at - (at % DAY_MS)).toISOString().slice(0, 10)}`;
 
 /** A timer's sort key: by time, then ordered timers by place (digits sort before subjects). */
 const wakeSk = (w: DueWake) =>

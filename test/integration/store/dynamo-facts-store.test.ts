@@ -194,4 +194,33 @@ describe('DynamoFactsStore on dynalite', () => {
     expect((await store.scanAll(T0)).losses.map((l) => l.runnerName)).toEqual(['old']);
     expect((await store.scanAll(T0 + 2 * 24 * 3600 * 1000)).losses).toEqual([]);
   });
+
+  it('keeps the audit trail by day, after publication, for replay', async () => {
+    const DAY = 24 * 3600 * 1000;
+    const event = (n: string) => ({ detailType: 'Remediation', detail: { key: n } });
+    for (const [key, at] of [
+      ['trail-1', T0 - 2 * DAY],
+      ['trail-2', T0 - DAY + 60_000],
+      ['trail-3', T0],
+    ] as const) {
+      await store.claimAction(rerunAction(key), at, 60_000);
+      await store.finishAction(key, 'succeeded', at, 'done', event(key));
+    }
+    await store.markPublished('trail-2');
+    // An action finished without an audit event is not in the trail.
+    await store.claimAction(rerunAction('no-trail'), T0, 60_000);
+    await store.finishAction('no-trail', 'succeeded', T0, 'done');
+
+    const lastTwoDays = await store.auditTrail(T0 - 1.5 * DAY, T0, 100);
+    expect(lastTwoDays.map((r) => [r.at, r.detail.key])).toEqual([
+      [T0 - DAY + 60_000, 'trail-2'],
+      [T0, 'trail-3'],
+    ]);
+    expect((await store.auditTrail(T0 - 3 * DAY, T0, 100)).map((r) => r.detail.key)).toEqual([
+      'trail-1',
+      'trail-2',
+      'trail-3',
+    ]);
+    expect(await store.auditTrail(T0 - 3 * DAY, T0, 1)).toHaveLength(1);
+  });
 });
