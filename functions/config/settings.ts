@@ -64,7 +64,6 @@ const webhookEnvSchema = z.object({
     .positive()
     .default(8 * 24 * 3600),
   SECRET_CACHE_SECONDS: z.coerce.number().int().nonnegative().default(300),
-  DELIVERY_CLAIM_LEASE_SECONDS: z.coerce.number().int().min(15).max(3600).default(60),
 });
 
 export type SecretSource =
@@ -82,8 +81,6 @@ export interface WebhookSettings {
   maxBodyBytes: number;
   deliveryTtlSeconds: number;
   secretCacheSeconds: number;
-  /** How long a delivery's claim is held before the sweep or a redelivery may publish it. */
-  claimLeaseSeconds: number;
 }
 
 export function loadWebhookSettings(env: Record<string, string | undefined>): WebhookSettings {
@@ -102,7 +99,6 @@ export function loadWebhookSettings(env: Record<string, string | undefined>): We
     maxBodyBytes: e.WEBHOOK_MAX_BODY_BYTES,
     deliveryTtlSeconds: e.DELIVERY_TTL_SECONDS,
     secretCacheSeconds: e.SECRET_CACHE_SECONDS,
-    claimLeaseSeconds: e.DELIVERY_CLAIM_LEASE_SECONDS,
   };
 }
 

@@ -554,8 +554,19 @@ async function act(
     deps.metrics.count('RunnerDeprecated', { scaleSet: action.target.scaleSet });
   if (lossAt !== null)
     deps.metrics.milliseconds('LossToAction', { rule: action.rule }, now - lossAt);
-  const log = outcome === 'failed' || outcome === 'gave-up' ? deps.log.warn : deps.log.info;
-  log('remediation', { ...base, outcome, detail, reason: action.reason, scope: action.scope });
+  // An outcome that is not what was asked for is a warning; an `unknown` one says which run
+  // and attempt to look at (it is settled by reading the run, never by sending again).
+  const warn = outcome === 'failed' || outcome === 'gave-up' || outcome === 'unknown';
+  const t = action.target;
+  const run = 'runAttempt' in t ? { repo: t.repo, runId: t.runId, runAttempt: t.runAttempt } : {};
+  (warn ? deps.log.warn : deps.log.info)('remediation', {
+    ...base,
+    ...run,
+    outcome,
+    detail,
+    reason: action.reason,
+    scope: action.scope,
+  });
   if (error)
     deps.log.warn('action failed; it will be retried', { key: action.key, error: error.message });
   return { ...base, outcome, detail };

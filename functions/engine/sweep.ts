@@ -24,9 +24,6 @@ import type { Subject } from './subjects.js';
 /** Scale-set registry keys for an EphemeralRunnerSet's name (its runners' name prefix). */
 export const RUNNER_SET_KEY = 'runner-set:';
 
-/** The webhook's claim lease (its DELIVERY_CLAIM_LEASE_SECONDS default). */
-const DELIVERY_LEASE_SECONDS = 60;
-
 /** Stop a sweep with this much of the invocation left, and resume in the next one. */
 export const SWEEP_RESERVE_MS = 15_000;
 const OUTBOX_PER_SWEEP = 100;
@@ -52,9 +49,7 @@ export async function runSweep(
   if (deps.deliveries) {
     // Deliveries the webhook claimed but did not publish (it died between the two).
     try {
-      const r = await republishUnpublishedDeliveries(deps.deliveries, deps.bus, now, {
-        leaseSeconds: DELIVERY_LEASE_SECONDS,
-      });
+      const r = await republishUnpublishedDeliveries(deps.deliveries, deps.bus, now);
       if (r.published.length > 0 || r.failed.length > 0)
         deps.log.warn('published deliveries the webhook claimed but never published', {
           published: r.published,

@@ -282,3 +282,37 @@ describe('engine, an installation that is gone or forged', () => {
     await expect(runEngine({ kind: 'wake' }, harness.engine)).resolves.toBeDefined();
   });
 });
+
+describe('engine, a re-run whose answer is a 5xx that did not take effect', () => {
+  const harness = new EngineHarness();
+  beforeAll(async () => {
+    await harness.start();
+    harness.usePolicy({ allow: { namespaces: [NS] } });
+  });
+  afterAll(() => harness.stop());
+
+  it('records it as unknown and warns with the run and attempt to look at', async () => {
+    const { runId, observations, seen } = await killedMidJob(harness, false);
+    await harness.clock.advance(300_000);
+    harness.github.addFault({
+      kind: 'server-error',
+      status: 500,
+      times: 1,
+      path: `/repos/acme/app/actions/runs/${runId}/rerun-failed-jobs`,
+    });
+    await feed(harness, observations, seen);
+    const warned = harness.logs.filter(
+      (l) => l.level === 'warn' && l.message === 'remediation',
+    ) as { fields?: Record<string, unknown> }[];
+    expect(warned.map((l) => l.fields)).toContainEqual(
+      expect.objectContaining({
+        outcome: 'unknown',
+        kind: 'rerun-failed-jobs',
+        repo: 'acme/app',
+        runId,
+        runAttempt: 1,
+      }),
+    );
+    expect(harness.github.run(runId)?.attempt).toBe(1);
+  });
+});
