@@ -76,6 +76,7 @@ const overrideSchema = z.object(overrideShape).strict();
 export const policySchema = z
   .object({
     dryRun: z.boolean().optional(),
+    checkRuns: z.boolean().optional(),
     allow: z
       .object({ clusters: patterns, namespaces: patterns, repositories: patterns })
       .strict()

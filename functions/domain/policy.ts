@@ -91,6 +91,8 @@ export interface Override {
 export interface Policy {
   /** Global dry run: no mutating call anywhere, whatever an override says. */
   dryRun: boolean;
+  /** A `runner-medic` check run explains each re-run or cancel on the run's commit. */
+  checkRuns: boolean;
   allow: {
     /** Cluster names (as in events' `clusterName`); `*` globs. */
     clusters: string[];
@@ -146,6 +148,7 @@ export const DEFAULT_RULES: Rules = {
 
 export const DEFAULT_POLICY: Policy = {
   dryRun: false,
+  checkRuns: true,
   allow: { clusters: ['*'], namespaces: ['*'], repositories: ['*'] },
   rules: DEFAULT_RULES,
   clusters: {},
@@ -186,6 +189,7 @@ export function policyFromObject(doc: unknown): PolicyResult {
     ok: true,
     value: {
       dryRun: d.dryRun ?? false,
+      checkRuns: d.checkRuns ?? DEFAULT_POLICY.checkRuns,
       allow: mergeDeep(DEFAULT_POLICY.allow, d.allow),
       rules: mergeDeep(DEFAULT_RULES, d.rules),
       clusters: d.clusters ?? {},

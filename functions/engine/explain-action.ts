@@ -88,6 +88,7 @@ export async function explainAction(
   const { repo, runId } = audit.target;
   if (!repo || runId === undefined) return skip('no run named');
   if (!deps.checkRuns) return skip('check runs are off');
+  if (!(await deps.policy()).checkRuns) return skip('check runs are off in the policy');
   const ref = { repo, installationId: audit.target.installationId ?? null };
   try {
     const head = await deps.checkRuns.runHead(ref, runId);

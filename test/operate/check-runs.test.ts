@@ -386,4 +386,18 @@ describe('dry run, and check runs switched off', () => {
       await harness.stop();
     }
   });
+
+  it('with checkRuns: false in the policy the re-run happens and no check run is made', async () => {
+    const harness = new EngineHarness();
+    await harness.start();
+    try {
+      harness.usePolicy({ checkRuns: false, allow: { namespaces: [NS] } });
+      const { runId, observations } = await killedMidJob(harness);
+      await feed(withCheckRuns(harness), observations);
+      expect(harness.github.run(runId)?.attempt).toBe(2);
+      expect(checkRunsOf(harness.github.app)).toHaveLength(0);
+    } finally {
+      await harness.stop();
+    }
+  });
 });
