@@ -2,7 +2,9 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { EventBridgePublisher } from '../../functions/adapters/bus/eventbridge-publisher.js';
+import { OctokitCheckRunPublisher } from '../../functions/adapters/github/check-run-publisher.js';
 import { OctokitGithubGateway } from '../../functions/adapters/github/github-gateway.js';
+import { DynamoClusterSightings } from '../../functions/adapters/store/cluster-sightings.js';
 import { createWebhookVerifier } from '../../functions/adapters/github/webhook-verifier.js';
 import { ClusterConnections } from '../../functions/adapters/kubernetes/cluster-connections.js';
 import { DynamoDeliveryLedger } from '../../functions/adapters/store/dynamo-delivery-ledger.js';
@@ -139,6 +141,17 @@ export class MedicHarness {
         policy: async () => this.options.policy,
         clock,
         wake: { wakeAt: async (at) => this.scheduleWake(at) },
+        // As engine-wiring builds them: check runs on each re-run or cancel, cluster sightings.
+        checkRuns: new OctokitCheckRunPublisher({
+          baseUrl: github.baseUrl,
+          appId: github.app.appId,
+          privateKey: github.app.privateKey,
+          remainingTimeMs: () => 60_000,
+          writeSpacingMs: 0,
+          retryBaseMs: 0,
+          rateLimitSecondMs: 0,
+        }),
+        sightings: new DynamoClusterSightings(documents, this.dynamo?.tableName ?? ''),
       },
     });
     this.remediate = createRemediateHandler({ engine, logger: logger(), metrics: metrics() });

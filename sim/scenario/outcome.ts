@@ -34,6 +34,9 @@ export interface ScenarioOutcome {
 
 export interface AuditEventOutcome {
   at: number;
+  /** The action's idempotency key (a check run's external id). */
+  key: string | null;
+  dryRun: boolean;
   kind: string;
   rule: string | null;
   outcome: string | null;
@@ -175,6 +178,8 @@ export function buildOutcome(input: OutcomeInput): ScenarioOutcome {
   const medicActions = actions.filter((a) => a.by === 'runner-medic');
   const auditEvents = input.remediations.map(({ at, detail }) => ({
     at: (at - start) / 1000,
+    key: typeof detail.key === 'string' ? detail.key : null,
+    dryRun: detail.dryRun === true,
     kind: String(detail.action ?? ''),
     rule: typeof detail.rule === 'string' ? detail.rule : null,
     outcome: typeof detail.outcome === 'string' ? detail.outcome : null,

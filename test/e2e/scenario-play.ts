@@ -6,6 +6,8 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createKubeClusterTwin } from '../../sim/scenario/kube-cluster-twin.js';
+import type { GitHubSim } from '../../sim/github/github-sim.js';
+import { checkRunsOf, type StoredCheckRun } from '../../sim/github/rest/check-run-routes.js';
 import type { ScenarioOutcome } from '../../sim/scenario/outcome.js';
 import { runScenario } from '../../sim/scenario/run-scenario.js';
 import { loadScenario } from '../../sim/scenario/scenario-schema.js';
@@ -32,17 +34,44 @@ export function shard(index: number, count: number): string[] {
     .filter((_, i) => i % count === index - 1);
 }
 
-export async function play(file: string, remediation: boolean): Promise<ScenarioOutcome> {
-  const scenario = await loadScenario(join(SCENARIO_DIR, file));
-  return runScenario(scenario, { remediation, createCluster: createKubeClusterTwin });
+/** A scenario's outcome, and the check runs runner-medic left on GitHub while it played. */
+export interface PlayedOutcome extends ScenarioOutcome {
+  checkRuns: readonly StoredCheckRun[];
 }
 
-/** The general verdict on a scenario played with runner-medic. */
-export function expectMetWithMedic(outcome: ScenarioOutcome): void {
+export async function play(file: string, remediation: boolean): Promise<PlayedOutcome> {
+  const scenario = await loadScenario(join(SCENARIO_DIR, file));
+  let github: GitHubSim | undefined;
+  const outcome = await runScenario(scenario, {
+    remediation,
+    createCluster: createKubeClusterTwin,
+    onStarted: (twins) => void (github = twins.github),
+  });
+  return { ...outcome, checkRuns: github ? checkRunsOf(github.app) : [] };
+}
+
+/** Actions on a run that a developer sees, each explained by a check run. */
+const EXPLAINED = new Set(['rerun-job', 'rerun-failed-jobs', 'cancel-run', 'force-cancel-run']);
+
+/**
+ * The general verdict on a scenario played with runner-medic; and each re-run or cancel it made
+ * is explained by exactly one `runner-medic` check run (external id = its key), nothing else.
+ */
+export function expectMetWithMedic(outcome: PlayedOutcome): void {
   expect(outcome.failedExpectations).toEqual([]);
   expect(outcome.violations).toEqual([]);
   expect(outcome.errors).toEqual([]);
   expect(outcome.passed).toBe(true);
+  const explained = outcome.auditEvents.filter(
+    (a) => EXPLAINED.has(a.kind) && a.outcome === 'succeeded' && !a.dryRun,
+  );
+  expect(outcome.checkRuns.map((c) => c.externalId).sort()).toEqual(
+    explained.map((a) => a.key).sort(),
+  );
+  for (const checkRun of outcome.checkRuns) {
+    expect(checkRun).toMatchObject({ name: 'runner-medic', conclusion: 'neutral' });
+    expect(checkRun.summary).toContain('### Evidence');
+  }
 }
 
 export const BASELINE_TIMEOUT_MS = 120_000;

@@ -1,9 +1,9 @@
-import type { ScenarioOutcome } from '../../sim/scenario/outcome.js';
 import { MEDIC_TIMEOUT_MS, SPOTLIGHT, expectMetWithMedic, play } from './scenario-play.js';
+import type { PlayedOutcome } from './scenario-play.js';
 
-const outcomes = new Map<string, Promise<ScenarioOutcome>>();
+const outcomes = new Map<string, Promise<PlayedOutcome>>();
 /** Each spotlight scenario is played once; every test below reads that one outcome. */
-function outcomeOf(file: string): Promise<ScenarioOutcome> {
+function outcomeOf(file: string): Promise<PlayedOutcome> {
   let outcome = outcomes.get(file);
   if (!outcome) {
     outcome = play(file, true);
@@ -16,6 +16,18 @@ describe('the seeds and the two-jobs spot interruption with runner-medic', () =>
   it.each(SPOTLIGHT)(
     '%s meets its expectations with no invariant violated',
     async (file) => expectMetWithMedic(await outcomeOf(file)),
+    MEDIC_TIMEOUT_MS,
+  );
+
+  it(
+    'explains the re-run of the killed job on its commit with one check run',
+    async () => {
+      const killed = await outcomeOf('seed-karpenter-mid-job.yaml');
+      expect(killed.checkRuns.map((c) => [c.name, c.conclusion])).toEqual([
+        ['runner-medic', 'neutral'],
+      ]);
+      expect(killed.checkRuns[0]?.title).toMatch(/^Re-ran build: /);
+    },
     MEDIC_TIMEOUT_MS,
   );
 

@@ -27,11 +27,11 @@ function problemsOf(text: string): string[] {
 }
 
 describe('scenario language: what a skeptical platform engineer would try', () => {
-  it('keeps today’s GitHub behaviour by default, except the measured 576 s lock and 1 s force-cancel', () => {
+  it('uses the measured GitHub timings by default: the 576 s lock, 20 s graceful conclusion, 1 s force-cancel', () => {
     const s = parseScenario(minimal);
     expect(s.github).toEqual({
       lockTtlSeconds: 576,
-      gracefulStopConcludeSeconds: 0,
+      gracefulStopConcludeSeconds: 20,
       forceCancelConcludeSeconds: 1,
       alreadyRunningAfterCompletionSeconds: 0,
       cancelFailures: [],
@@ -235,6 +235,8 @@ describe('scenario outcome: the new expectations can fail', () => {
         {
           at: START + 18_000,
           detail: {
+            key: 'rerun-failed-jobs:acme/app:7:1',
+            dryRun: false,
             action: 'rerun-failed-jobs',
             rule: 'rule-3-rerun-killed-job',
             outcome: 'succeeded',
@@ -264,6 +266,8 @@ describe('scenario outcome: the new expectations can fail', () => {
     expect(outcome.auditEvents).toEqual([
       {
         at: 18,
+        key: 'rerun-failed-jobs:acme/app:7:1',
+        dryRun: false,
         kind: 'rerun-failed-jobs',
         rule: 'rule-3-rerun-killed-job',
         outcome: 'succeeded',

@@ -48,6 +48,7 @@ describe('scenario files', () => {
       'seed-evicted-before-pickup.yaml',
       'seed-karpenter-mid-job.yaml',
       'spot-interruption-two-jobs-same-run.yaml',
+      'two-clusters-outage.yaml',
     ]);
   });
 
