@@ -82,8 +82,10 @@ describe('npm start plays the sandbox: runner-medic around the simulators, no ne
     expect(secondAttempt).toBeGreaterThan(rerun);
     expect(outcome).toBeGreaterThan(secondAttempt);
     expect(run.stderr).toMatch(/summary: seed-karpenter-mid-job/);
+    // GitHub concludes a SIGTERMed runner's job about 20 s after the loss (the twin's measured
+    // default), and runner-medic re-runs it within a second of that.
     expect(run.stderr).toMatch(
-      /build +failure #1, lost at 120\.1s, never moving again +success #2, lost at 120\.1s, moving again at 120\.\ds +over \d+s \(ARC alone never recovers\)/,
+      /build +failure #1, lost at 120\.1s, never moving again +success #2, lost at 120\.1s, moving again at 140\.\ds +over \d+s \(ARC alone never recovers\)/,
     );
     expect(run.stderr).toMatch(/runner-medic recovered every job the scenario expects/);
     expect(run.stderr).not.toMatch(/local runtime on/);
