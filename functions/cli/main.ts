@@ -82,6 +82,13 @@ The commands read the same environment as the functions (README, Configuration).
 
 export class UsageError extends Error {}
 
+/** The options every command takes. */
+const COMMON_OPTIONS = {
+  json: { type: 'boolean', default: false },
+  stage: { type: 'string' },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
 export interface CliIo {
   env: Record<string, string | undefined>;
   out: (text: string) => void;
@@ -115,12 +122,10 @@ async function doctor(args: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({
     args,
     options: {
-      json: { type: 'boolean', default: false },
+      ...COMMON_OPTIONS,
       sandbox: { type: 'boolean', default: false },
-      stage: { type: 'string' },
       'queued-minutes': { type: 'string' },
       repo: { type: 'string', multiple: true },
-      help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
     allowPositionals: false,
@@ -209,10 +214,8 @@ async function rescueCommand(args: string[], io: CliIo, seams: CliSeams): Promis
   const { values, positionals } = parseArgs({
     args,
     options: {
+      ...COMMON_OPTIONS,
       yes: { type: 'boolean', default: false },
-      json: { type: 'boolean', default: false },
-      stage: { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
     allowPositionals: true,
@@ -259,13 +262,11 @@ async function replayCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({
     args,
     options: {
+      ...COMMON_OPTIONS,
       since: { type: 'string', default: '7d' },
-      json: { type: 'boolean', default: false },
       events: { type: 'string' },
       sandbox: { type: 'boolean', default: false },
       scenario: { type: 'string' },
-      stage: { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
     allowPositionals: false,

@@ -5,6 +5,7 @@
  * turn dry run off?
  */
 
+import { MUTATING_KINDS } from '../domain/action.js';
 import type { AuditRecord } from '../ports/facts-store.js';
 
 export type { AuditRecord };
@@ -53,17 +54,8 @@ export function parseDuration(text: string): number | string {
   return Number(amount) * UNIT_MS[unit as keyof typeof UNIT_MS];
 }
 
-/** Kinds that call a mutating Kubernetes or GitHub API (functions/domain/action.ts MUTATING_KINDS). */
-const MUTATING = new Set([
-  'delete-ephemeral-runner',
-  'delete-pod',
-  'remove-finalizer',
-  'rerun-failed-jobs',
-  'rerun-job',
-  'cancel-run',
-  'force-cancel-run',
-  'delete-runner-registration',
-]);
+/** Action kinds that call a mutating API, as audit events name them. */
+const MUTATING: ReadonlySet<string> = MUTATING_KINDS;
 
 const text = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 

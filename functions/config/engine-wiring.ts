@@ -61,6 +61,12 @@ export function engineFromEnvironment(
       const documents = createDocumentClient(
         settings.dynamoEndpoint ? { endpoint: settings.dynamoEndpoint } : {},
       );
+      const githubApp = {
+        baseUrl: settings.githubApiUrl,
+        appId: app.appId,
+        privateKey: app.privateKey,
+        remainingTimeMs: () => remaining(),
+      };
       const deps: EngineSetup['deps'] = {
         store: new DynamoFactsStore(documents, settings.tableName),
         deliveries: new DynamoDeliveryLedger(documents, settings.tableName),
@@ -89,19 +95,9 @@ export function engineFromEnvironment(
           ? { wake: new SqsWakeScheduler(new SQSClient({}), settings.wakeQueueUrl, clock) }
           : {}),
         // One gateway per container: it caches installation tokens. The time budget is read live.
-        github: new OctokitGithubGateway({
-          baseUrl: settings.githubApiUrl,
-          appId: app.appId,
-          privateKey: app.privateKey,
-          remainingTimeMs: () => remaining(),
-        }),
+        github: new OctokitGithubGateway(githubApp),
         // An explanation on every job runner-medic touches, unless CHECK_RUNS=off.
-        ...(checkRunPublisherFromEnvironment(env, {
-          baseUrl: settings.githubApiUrl,
-          appId: app.appId,
-          privateKey: app.privateKey,
-          remainingTimeMs: () => remaining(),
-        }) ?? {}),
+        ...(checkRunPublisherFromEnvironment(env, githubApp) ?? {}),
         sightings: new DynamoClusterSightings(documents, settings.tableName),
       };
       return {

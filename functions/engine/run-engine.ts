@@ -97,7 +97,7 @@ const WAKES_PER_RUN = 200;
 export async function runEngine(trigger: Trigger, deps: EngineDeps): Promise<EngineReport> {
   const now = deps.clock.now();
   await noteSightings(trigger, deps.clusters.clusters(), deps.sightings, now, deps.log);
-  const accepted = rejectUnknownClusters(trigger, deps);
+  const accepted = dropForeignEvents(trigger, deps);
   const { recorded, ignored } = (await concernsAScaleSet(accepted, deps, now))
     ? await recordTrigger(accepted, deps.store, now)
     : { recorded: 0, ignored: ['a job for no scale set runner-medic knows'] };
@@ -168,7 +168,7 @@ async function concernsAScaleSet(
  * Events naming a cluster that is not configured are rejected here and never stored; events of
  * pods outside a cluster's configured runner namespaces are ignored here.
  */
-function rejectUnknownClusters(trigger: Trigger, deps: EngineDeps): Trigger {
+function dropForeignEvents(trigger: Trigger, deps: EngineDeps): Trigger {
   if (trigger.kind !== 'cluster' || trigger.input.kind !== 'kube-events') return trigger;
   const known = new Set(deps.clusters.clusters());
   const events = trigger.input.events.filter((e) => {

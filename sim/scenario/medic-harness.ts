@@ -121,7 +121,8 @@ export class MedicHarness {
       ),
       clock,
     });
-    const gateway = new OctokitGithubGateway({
+    // The App on the GitHub twin, with no real waits between calls.
+    const app = {
       baseUrl: github.baseUrl,
       appId: github.app.appId,
       privateKey: github.app.privateKey,
@@ -129,8 +130,10 @@ export class MedicHarness {
       writeSpacingMs: 0,
       retryBaseMs: 0,
       rateLimitSecondMs: 0,
-      clock,
-    });
+    };
+    const gateway = new OctokitGithubGateway({ ...app, clock });
+    // As engine-wiring builds it: a check run on each re-run or cancel.
+    const checkRuns = new OctokitCheckRunPublisher(app);
     const engine: EngineProvider = async () => ({
       deps: {
         store: new DynamoFactsStore(documents, this.dynamo?.tableName ?? ''),
@@ -141,16 +144,7 @@ export class MedicHarness {
         policy: async () => this.options.policy,
         clock,
         wake: { wakeAt: async (at) => this.scheduleWake(at) },
-        // As engine-wiring builds them: check runs on each re-run or cancel, cluster sightings.
-        checkRuns: new OctokitCheckRunPublisher({
-          baseUrl: github.baseUrl,
-          appId: github.app.appId,
-          privateKey: github.app.privateKey,
-          remainingTimeMs: () => 60_000,
-          writeSpacingMs: 0,
-          retryBaseMs: 0,
-          rateLimitSecondMs: 0,
-        }),
+        checkRuns,
         sightings: new DynamoClusterSightings(documents, this.dynamo?.tableName ?? ''),
       },
     });

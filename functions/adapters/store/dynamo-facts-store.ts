@@ -853,7 +853,7 @@ export class DynamoFactsStore implements FactsStore {
 
 const DAY_MS = DAY * 1000;
 /** The trail's index key for the UTC day of `at`. */
-const auditDay = (at: number) => `AUDIT#${new Date(at - (at % DAY_MS)).toISOString().slice(0, 10)}`;
+const auditDay = (at: number) => `AUDIT#${new Date(at).toISOString().slice(0, 10)}`;
 
 /** A timer's sort key: by time, then ordered timers by place (digits sort before subjects). */
 const wakeSk = (w: DueWake) =>

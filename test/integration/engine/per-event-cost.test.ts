@@ -88,11 +88,13 @@ describe('per-event cost at 10,000 runners and 10,000 stored jobs', () => {
   });
 
   it('an event of a pod that is not a runner calls no cluster', async () => {
+    // An eviction Event as the kubelet writes it, about a pod of another namespace.
+    const evicted = world.evict(779);
     const event = {
-      ...world.evict(779),
+      ...evicted,
       namespace: 'web',
       involvedObject: {
-        ...world.evict(779).involvedObject,
+        ...evicted.involvedObject,
         namespace: 'web',
         name: 'api-5d8f7-abcde',
         labels: {},
