@@ -5,7 +5,7 @@
  * turn dry run off?
  */
 
-import { MUTATING_KINDS } from '../domain/action.js';
+import { MUTATING_KINDS } from '../domain/model/action.js';
 import type { AuditRecord } from '../ports/facts-store.js';
 
 export type { AuditRecord };

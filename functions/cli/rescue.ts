@@ -4,10 +4,10 @@
  * do and why; with `--yes` the engine decides and acts for that subject (through a timer due
  * now, the engine's own way to be told "decide again for these subjects").
  */
-import { MUTATING_KINDS, type ActionKind, type Decision } from '../domain/action.js';
-import { decide } from '../domain/decide.js';
-import type { Facts, JobRecord } from '../domain/facts.js';
-import type { Policy } from '../domain/policy.js';
+import { MUTATING_KINDS, type ActionKind, type Decision } from '../domain/model/action.js';
+import { decide } from '../domain/decide/decide.js';
+import type { Facts, JobRecord } from '../domain/model/facts.js';
+import type { Policy } from '../domain/policy/policy.js';
 import { gatherSlice } from '../engine/gather-slice.js';
 import { runEngine, type ActionReport, type EngineDeps } from '../engine/run-engine.js';
 import { subjectKey, type Subject } from '../engine/subjects.js';

@@ -6,7 +6,7 @@ import type { GithubAppCredentials } from '../adapters/github/github-app-credent
 import { loadGithubAppCredentials } from '../adapters/github/github-app-credentials.js';
 import type { SecretClients } from '../adapters/secrets/secret-reader.js';
 import { createSecretReader } from '../adapters/secrets/secret-reader.js';
-import type { Policy } from '../domain/policy.js';
+import type { Policy } from '../domain/policy/policy.js';
 import type { Clock } from '../ports/clock.js';
 import type { CheckResult } from './doctor-check.js';
 import { describeError, finding, listed, ok, unreachable } from './doctor-check.js';

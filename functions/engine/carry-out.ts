@@ -1,4 +1,4 @@
-import type { Action, ActionOutcome, RunRef } from '../domain/action.js';
+import type { Action, ActionOutcome, RunRef } from '../domain/model/action.js';
 import { ClusterUnavailableError } from '../ports/cluster-gateway.js';
 import type { ClusterGateways, ClusterMutation } from '../ports/cluster-gateway.js';
 import { GithubUnavailableError } from '../ports/github-gateway.js';

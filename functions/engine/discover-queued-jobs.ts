@@ -1,4 +1,4 @@
-import type { Facts } from '../domain/facts.js';
+import type { Facts } from '../domain/model/facts.js';
 import type { EngineDeps } from './run-engine.js';
 
 /** Repositories asked for queued runs per sweep, shared by all installations. */

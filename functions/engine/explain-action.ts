@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { RERUN_KINDS, type ActionKind } from '../domain/action.js';
-import { composeExplanation } from '../domain/explanation.js';
-import type { LossCause, Signal } from '../domain/loss.js';
-import type { Policy } from '../domain/policy.js';
-import { resolvePolicy } from '../domain/resolve-policy.js';
+import { RERUN_KINDS, type ActionKind } from '../domain/model/action.js';
+import { composeExplanation } from '../domain/decide/explanation.js';
+import type { LossCause, Signal } from '../domain/model/loss.js';
+import type { Policy } from '../domain/policy/policy.js';
+import { resolvePolicy } from '../domain/policy/resolve-policy.js';
 import type { CheckRunPublisher } from '../ports/check-runs.js';
 import type { BusEvent } from '../ports/event-publisher.js';
 import type { FactsStore } from '../ports/facts-store.js';

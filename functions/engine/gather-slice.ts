@@ -1,6 +1,6 @@
-import type { EphemeralRunner, Node, Pod } from '../domain/cluster-facts.js';
-import { emptyFacts, type Facts, type JobRecord } from '../domain/facts.js';
-import { scaleSetOf } from '../domain/runner-guard.js';
+import type { EphemeralRunner, Node, Pod } from '../domain/model/cluster-facts.js';
+import { emptyFacts, type Facts, type JobRecord } from '../domain/model/facts.js';
+import { scaleSetOf } from '../domain/correlate/runner-guard.js';
 import type { ClusterGateway, ClusterGateways } from '../ports/cluster-gateway.js';
 import {
   emptyStoredFacts,
@@ -10,7 +10,7 @@ import {
   type StoredFacts,
 } from '../ports/facts-store.js';
 import type { Subject } from './subjects.js';
-import { runnerSetPrefix } from '../domain/runner-of-job.js';
+import { runnerSetPrefix } from '../domain/correlate/runner-of-job.js';
 
 /** Must match the sweep's key for an EphemeralRunnerSet's location. */
 const RUNNER_SET_KEY = 'runner-set:';

@@ -1,4 +1,4 @@
-import type { ActionTarget } from '../domain/action.js';
+import type { ActionTarget } from '../domain/model/action.js';
 import type { ClusterGateways } from '../ports/cluster-gateway.js';
 import type { FactsStore } from '../ports/facts-store.js';
 import type { GithubGateway } from '../ports/github-gateway.js';

@@ -1,5 +1,5 @@
-import type { Action, ActionOutcome } from '../domain/action.js';
-import { describeCause } from '../domain/loss.js';
+import type { Action, ActionOutcome } from '../domain/model/action.js';
+import { describeCause } from '../domain/model/loss.js';
 import type { BusEvent } from '../ports/event-publisher.js';
 
 export const REMEDIATION_DETAIL_TYPE = 'Remediation';

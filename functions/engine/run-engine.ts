@@ -1,10 +1,10 @@
-import { MUTATING_KINDS } from '../domain/action.js';
-import type { Action, ActionOutcome, Decision, HeldAction } from '../domain/action.js';
-import { correlate } from '../domain/correlate.js';
-import { decide } from '../domain/decide.js';
-import type { Facts } from '../domain/facts.js';
-import type { Policy } from '../domain/policy.js';
-import { resolvePolicy } from '../domain/resolve-policy.js';
+import { MUTATING_KINDS } from '../domain/model/action.js';
+import type { Action, ActionOutcome, Decision, HeldAction } from '../domain/model/action.js';
+import { correlate } from '../domain/correlate/correlate.js';
+import { decide } from '../domain/decide/decide.js';
+import type { Facts } from '../domain/model/facts.js';
+import type { Policy } from '../domain/policy/policy.js';
+import { resolvePolicy } from '../domain/policy/resolve-policy.js';
 import type { Clock } from '../ports/clock.js';
 import type { DeliveryLedger } from '../ports/delivery-ledger.js';
 import type { CheckRunPublisher } from '../ports/check-runs.js';

@@ -1,4 +1,4 @@
-import { classifyEc2Event, classifyEvent } from '../domain/classify.js';
+import { classifyEc2Event, classifyEvent } from '../domain/classify/classify.js';
 import type { Trigger } from './trigger.js';
 
 /**

@@ -1,8 +1,8 @@
-import type { Node, Pod } from '../domain/cluster-facts.js';
-import { emptyFacts, type Facts, type RunnerRegistration } from '../domain/facts.js';
-import type { Policy } from '../domain/policy.js';
-import { runnerSetPrefix } from '../domain/runner-of-job.js';
-import { scaleSetOf } from '../domain/runner-guard.js';
+import type { Node, Pod } from '../domain/model/cluster-facts.js';
+import { emptyFacts, type Facts, type RunnerRegistration } from '../domain/model/facts.js';
+import type { Policy } from '../domain/policy/policy.js';
+import { runnerSetPrefix } from '../domain/correlate/runner-of-job.js';
+import { scaleSetOf } from '../domain/correlate/runner-guard.js';
 import type { ClusterGateway, RunnerListing } from '../ports/cluster-gateway.js';
 import type { RunnerRef } from '../ports/facts-store.js';
 import {

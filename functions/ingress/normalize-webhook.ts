@@ -5,14 +5,14 @@ import {
   githubRunSchema,
   toJobFacts,
   toRunFacts,
-} from '../domain/github-objects.js';
-import { DETAIL_TYPES, OBSERVATION_SOURCE } from '../domain/observation.js';
+} from '../domain/model/github-objects.js';
+import { DETAIL_TYPES, OBSERVATION_SOURCE } from '../domain/model/observation.js';
 import type { BusEvent } from '../ports/event-publisher.js';
 import type {
   GithubObservation,
   JobObservationKind,
   RepositoryRef,
-} from '../domain/observation.js';
+} from '../domain/model/observation.js';
 
 export type NormalizeResult =
   | { kind: 'observation'; observation: GithubObservation }

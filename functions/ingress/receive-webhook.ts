@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { MAX_DELIVERY_ID_LENGTH } from '../domain/github-objects.js';
+import { MAX_DELIVERY_ID_LENGTH } from '../domain/model/github-objects.js';
 import { DELIVERY_CLAIM_LEASE_SECONDS } from './delivery-lease.js';
-import type { GithubObservation } from '../domain/observation.js';
+import type { GithubObservation } from '../domain/model/observation.js';
 import type { Clock } from '../ports/clock.js';
 import type { ClaimOutcome, DeliveryLedger } from '../ports/delivery-ledger.js';
 import { MAX_ENTRY_BYTES, entrySize } from '../ports/event-publisher.js';

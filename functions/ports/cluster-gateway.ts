@@ -1,4 +1,4 @@
-import type { EphemeralRunner, Node, Pod } from '../domain/cluster-facts.js';
+import type { EphemeralRunner, Node, Pod } from '../domain/model/cluster-facts.js';
 
 /** A Kubernetes call failed in a way worth retrying (network, 5xx, 429). */
 export class ClusterUnavailableError extends Error {

@@ -1,4 +1,4 @@
-import type { GithubObservation } from '../domain/observation.js';
+import type { GithubObservation } from '../domain/model/observation.js';
 
 /** A claimed GitHub delivery: the dedupe keys and the observation it produced. */
 export interface DeliveryRecord {

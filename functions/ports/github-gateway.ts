@@ -1,6 +1,6 @@
-import type { JobAnnotation } from '../domain/annotations.js';
-import type { JobFacts, RepositoryRef, RunFacts } from '../domain/observation.js';
-import type { RunnerRegistration } from '../domain/facts.js';
+import type { JobAnnotation } from '../domain/classify/annotations.js';
+import type { JobFacts, RepositoryRef, RunFacts } from '../domain/model/observation.js';
+import type { RunnerRegistration } from '../domain/model/facts.js';
 
 /** A GitHub call failed in a way worth retrying later (network, 5xx, rate limit past our time). */
 export class GithubUnavailableError extends Error {

@@ -12,7 +12,7 @@ import { DynamoFactsStore } from '../../functions/adapters/store/dynamo-facts-st
 import { WAKE_SOURCE } from '../../functions/adapters/eventbridge/remediate-input.js';
 import type { EngineProvider } from '../../functions/config/engine-wiring.js';
 import { createDocumentClient } from '../../functions/config/webhook-wiring.js';
-import type { Policy } from '../../functions/domain/policy.js';
+import type { Policy } from '../../functions/domain/policy/policy.js';
 import { createGithubWebhookHandler } from '../../functions/handlers/github-webhook.js';
 import { createReconcileHandler } from '../../functions/handlers/reconcile.js';
 import { createRemediateHandler } from '../../functions/handlers/remediate.js';

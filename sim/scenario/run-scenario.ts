@@ -1,5 +1,5 @@
-import { DEFAULT_POLICY, policyFromObject } from '../../functions/domain/policy.js';
-import type { Policy } from '../../functions/domain/policy.js';
+import { DEFAULT_POLICY, policyFromObject } from '../../functions/domain/policy/policy.js';
+import type { Policy } from '../../functions/domain/policy/policy.js';
 import { SimClock } from '../clock.js';
 import { GitHubSim } from '../github/github-sim.js';
 import type { ClusterTwin } from './cluster-twin.js';

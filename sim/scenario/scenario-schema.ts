@@ -324,7 +324,7 @@ export const scenarioSchema = z.strictObject({
     .prefault({}),
   remediation: z
     .strictObject({
-      /** A runner-medic policy document (functions/domain/policy.ts). */
+      /** A runner-medic policy document (functions/domain/policy/policy.ts). */
       policy: z.record(z.string(), z.unknown()).default({}),
       /** How often the reconcile sweep runs. */
       sweepSeconds: z.number().positive().default(60),

@@ -12,9 +12,9 @@ import { OctokitGithubGateway } from '../../functions/adapters/github/github-gat
 import { ClusterConnections } from '../../functions/adapters/kubernetes/cluster-connections.js';
 import { DynamoFactsStore } from '../../functions/adapters/store/dynamo-facts-store.js';
 import { createDocumentClient } from '../../functions/config/webhook-wiring.js';
-import type { KubeEvent } from '../../functions/domain/cluster-facts.js';
-import type { JobRecord } from '../../functions/domain/facts.js';
-import { DEFAULT_POLICY } from '../../functions/domain/policy.js';
+import type { KubeEvent } from '../../functions/domain/model/cluster-facts.js';
+import type { JobRecord } from '../../functions/domain/model/facts.js';
+import { DEFAULT_POLICY } from '../../functions/domain/policy/policy.js';
 import type { EngineDeps } from '../../functions/engine/run-engine.js';
 import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../functions/local/embedded-dynamo.js';
 import { EventBridgeSim } from '../../sim/aws/eventbridge-sim.js';

@@ -5,12 +5,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
-import { classifyEvent } from '../../functions/domain/classify-event.js';
-import type { KubeEvent } from '../../functions/domain/cluster-facts.js';
+import { classifyEvent } from '../../functions/domain/classify/classify-event.js';
+import type { KubeEvent } from '../../functions/domain/model/cluster-facts.js';
 
 export const NTH_COMPONENT = 'aws-node-termination-handler';
 
-const source = readFileSync('functions/domain/classify-event.ts', 'utf8');
+const source = readFileSync('functions/domain/classify/classify-event.ts', 'utf8');
 
 function mapKeys(name: string): string[] {
   const body = new RegExp(`const ${name}[^{]*\\{([^}]*)\\}`).exec(source)?.[1];

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createTableInput } from '../../functions/adapters/store/table-schema.js';
-import { parsePolicy } from '../../functions/domain/policy.js';
+import { parsePolicy } from '../../functions/domain/policy/policy.js';
 import { WEBHOOK_TIMEOUT_SECONDS } from '../../functions/ingress/delivery-lease.js';
 import { eventPatterns } from './infra-fixtures.js';
 

@@ -8,7 +8,7 @@ import {
   checkRunPublisherFromEnvironment,
   OctokitCheckRunPublisher,
 } from '../../functions/adapters/github/check-run-publisher.js';
-import { composeExplanation } from '../../functions/domain/explanation.js';
+import { composeExplanation } from '../../functions/domain/decide/explanation.js';
 import type { EngineDeps, EngineReport } from '../../functions/engine/run-engine.js';
 import { runEngine } from '../../functions/engine/run-engine.js';
 import { publishOutbox } from '../../functions/engine/sweep.js';

@@ -4,7 +4,7 @@
  */
 import { DynamoClusterSightings } from '../../functions/adapters/store/cluster-sightings.js';
 import { createDocumentClient } from '../../functions/config/webhook-wiring.js';
-import type { KubeEvent } from '../../functions/domain/cluster-facts.js';
+import type { KubeEvent } from '../../functions/domain/model/cluster-facts.js';
 import { noteSightings } from '../../functions/engine/record-trigger.js';
 import { startEmbeddedDynamo } from '../../functions/local/embedded-dynamo.js';
 import type { EmbeddedDynamo } from '../../functions/local/embedded-dynamo.js';

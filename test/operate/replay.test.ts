@@ -9,7 +9,7 @@ import { parseAuditRecords, parseDuration, replayReport } from '../../functions/
 import type { ReplayReport } from '../../functions/cli/replay.js';
 import { DynamoFactsStore } from '../../functions/adapters/store/dynamo-facts-store.js';
 import { createDocumentClient } from '../../functions/config/webhook-wiring.js';
-import type { Action } from '../../functions/domain/action.js';
+import type { Action } from '../../functions/domain/model/action.js';
 import { startEmbeddedDynamo } from '../../functions/local/embedded-dynamo.js';
 
 const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);

@@ -1,10 +1,10 @@
 import { gunzipSync } from 'node:zlib';
 import { z } from 'zod';
-import { MAX_DELIVERY_ID_LENGTH, githubId } from '../../domain/github-objects.js';
-import { DETAIL_TYPES } from '../../domain/observation.js';
-import type { GithubObservation } from '../../domain/observation.js';
-import { parseClusterInput } from '../../domain/parse-cluster-input.js';
-import type { KubeEventParseOptions } from '../../domain/parse-kube-event.js';
+import { MAX_DELIVERY_ID_LENGTH, githubId } from '../../domain/model/github-objects.js';
+import { DETAIL_TYPES } from '../../domain/model/observation.js';
+import type { GithubObservation } from '../../domain/model/observation.js';
+import { parseClusterInput } from '../../domain/parse/parse-cluster-input.js';
+import type { KubeEventParseOptions } from '../../domain/parse/parse-kube-event.js';
 import type { Trigger } from '../../engine/trigger.js';
 
 export const WAKE_SOURCE = 'runner-medic.wake';

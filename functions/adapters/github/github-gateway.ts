@@ -1,6 +1,6 @@
-import type { JobAnnotation } from '../../domain/annotations.js';
-import type { RunnerRegistration } from '../../domain/facts.js';
-import type { JobFacts, RunFacts } from '../../domain/observation.js';
+import type { JobAnnotation } from '../../domain/classify/annotations.js';
+import type { RunnerRegistration } from '../../domain/model/facts.js';
+import type { JobFacts, RunFacts } from '../../domain/model/observation.js';
 import type { Clock } from '../../ports/clock.js';
 import { systemClock } from '../../ports/clock.js';
 import type {
@@ -17,7 +17,7 @@ import {
   githubRunSchema,
   toJobFacts,
   toRunFacts,
-} from '../../domain/github-objects.js';
+} from '../../domain/model/github-objects.js';
 import { collectPages, PER_PAGE } from './collect-pages.js';
 import { GithubRequestError } from './github-errors.js';
 import {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { githubId as id, githubJobSchema } from '../../domain/github-objects.js';
-import type { JobAnnotation } from '../../domain/annotations.js';
-import type { RunnerRegistration } from '../../domain/facts.js';
+import { githubId as id, githubJobSchema } from '../../domain/model/github-objects.js';
+import type { JobAnnotation } from '../../domain/classify/annotations.js';
+import type { RunnerRegistration } from '../../domain/model/facts.js';
 import type { RunnerOwner, WebhookDeliveryAttempt } from '../../ports/github-gateway.js';
 import { GithubResponseError } from './github-errors.js';
 

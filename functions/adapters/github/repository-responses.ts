@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { githubId as id, githubRunSchema } from '../../domain/github-objects.js';
-import type { RepositoryRef } from '../../domain/observation.js';
+import { githubId as id, githubRunSchema } from '../../domain/model/github-objects.js';
+import type { RepositoryRef } from '../../domain/model/observation.js';
 
 /** `GET /installation/repositories`: one page. */
 export const installationReposPageSchema = z.object({

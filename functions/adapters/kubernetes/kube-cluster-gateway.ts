@@ -1,7 +1,7 @@
 import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
-import type { EphemeralRunner, Node, Pod } from '../../domain/cluster-facts.js';
-import { parseEphemeralRunner, parseNode, parsePod } from '../../domain/parse-kube-object.js';
-import type { Result } from '../../domain/result.js';
+import type { EphemeralRunner, Node, Pod } from '../../domain/model/cluster-facts.js';
+import { parseEphemeralRunner, parseNode, parsePod } from '../../domain/parse/parse-kube-object.js';
+import type { Result } from '../../domain/model/result.js';
 import {
   ClusterUnavailableError,
   type ClusterGateway,

@@ -1,4 +1,4 @@
-import type { Result } from '../../domain/result.js';
+import type { Result } from '../../domain/model/result.js';
 import { statusCodeOf } from './kube-errors.js';
 
 export interface ListPage {

@@ -7,7 +7,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { GithubObservation } from '../../domain/observation.js';
+import type { GithubObservation } from '../../domain/model/observation.js';
 import type {
   ClaimOutcome,
   DeliveryLedger,

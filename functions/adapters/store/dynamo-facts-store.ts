@@ -8,8 +8,8 @@ import {
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { Action, ActionOutcome, ActionTarget } from '../../domain/action.js';
-import type { JobAnnotation } from '../../domain/annotations.js';
+import type { Action, ActionOutcome, ActionTarget } from '../../domain/model/action.js';
+import type { JobAnnotation } from '../../domain/classify/annotations.js';
 import type {
   ActionRecord,
   BreakerState,
@@ -18,8 +18,8 @@ import type {
   MissingPod,
   RunRecord,
   RunnerRegistration,
-} from '../../domain/facts.js';
-import type { Loss, NodeSignal, RunnerWarning } from '../../domain/loss.js';
+} from '../../domain/model/facts.js';
+import type { Loss, NodeSignal, RunnerWarning } from '../../domain/model/loss.js';
 import { StoreError } from '../../ports/delivery-ledger.js';
 import {
   emptyStoredFacts,

@@ -4,8 +4,8 @@ import { OctokitGithubGateway } from '../../../functions/adapters/github/github-
 import { ClusterConnections } from '../../../functions/adapters/kubernetes/cluster-connections.js';
 import { DynamoFactsStore } from '../../../functions/adapters/store/dynamo-facts-store.js';
 import { createDocumentClient } from '../../../functions/config/webhook-wiring.js';
-import { DEFAULT_POLICY, mergeDeep } from '../../../functions/domain/policy.js';
-import type { Policy } from '../../../functions/domain/policy.js';
+import { DEFAULT_POLICY, mergeDeep } from '../../../functions/domain/policy/policy.js';
+import type { Policy } from '../../../functions/domain/policy/policy.js';
 import type { EngineDeps } from '../../../functions/engine/run-engine.js';
 import { startEmbeddedDynamo } from '../../../functions/local/embedded-dynamo.js';
 import type { EmbeddedDynamo } from '../../../functions/local/embedded-dynamo.js';

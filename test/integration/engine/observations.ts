@@ -1,7 +1,7 @@
 import type {
   GithubObservation,
   JobObservationKind,
-} from '../../../functions/domain/observation.js';
+} from '../../../functions/domain/model/observation.js';
 import type { GitHubSim } from '../../../sim/github/github-sim.js';
 import type { Job, Run } from '../../../sim/github/model/types.js';
 

@@ -1,5 +1,5 @@
-import { RULES } from '../../../functions/domain/action.js';
-import { idempotencyKey, subKey } from '../../../functions/domain/idempotency-key.js';
+import { RULES } from '../../../functions/domain/model/action.js';
+import { idempotencyKey, subKey } from '../../../functions/domain/model/idempotency-key.js';
 import { runEngine } from '../../../functions/engine/run-engine.js';
 import type { EngineReport } from '../../../functions/engine/run-engine.js';
 import { NS, SET, seedRunner, seedRunnerSet } from './arc-objects.js';

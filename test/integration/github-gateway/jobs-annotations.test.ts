@@ -1,4 +1,4 @@
-import { findRunnerLoss } from '../../../functions/domain/annotations.js';
+import { findRunnerLoss } from '../../../functions/domain/classify/annotations.js';
 import type { RepoRef } from '../../../functions/ports/github-gateway.js';
 import { MINUTE, REPO, SCALE_SET, buildWorld } from '../../sim/github/sim-fixture.js';
 import { gatewayFor, served } from './gateway-fixture.js';

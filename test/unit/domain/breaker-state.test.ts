@@ -1,6 +1,6 @@
-import { decide } from '../../../functions/domain/decide.js';
-import type { BreakerState, Facts } from '../../../functions/domain/facts.js';
-import { DEFAULT_POLICY } from '../../../functions/domain/policy.js';
+import { decide } from '../../../functions/domain/decide/decide.js';
+import type { BreakerState, Facts } from '../../../functions/domain/model/facts.js';
+import { DEFAULT_POLICY } from '../../../functions/domain/policy/policy.js';
 import { evictedRunners, facts } from './builders.js';
 import { CLUSTER, SCALE_SET, T0 } from './fixtures.js';
 

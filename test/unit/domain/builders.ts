@@ -1,16 +1,21 @@
 /** Typed facts for decide() tests, built from the raw fixtures through the real parsers. */
-import type { JobAnnotation } from '../../../functions/domain/annotations.js';
-import type { ActionRecord, Facts, JobRecord, RunRecord } from '../../../functions/domain/facts.js';
-import { emptyFacts } from '../../../functions/domain/facts.js';
-import type { JobFacts } from '../../../functions/domain/observation.js';
-import { parseExportedKubeEvent } from '../../../functions/domain/parse-kube-event.js';
+import type { JobAnnotation } from '../../../functions/domain/classify/annotations.js';
+import type {
+  ActionRecord,
+  Facts,
+  JobRecord,
+  RunRecord,
+} from '../../../functions/domain/model/facts.js';
+import { emptyFacts } from '../../../functions/domain/model/facts.js';
+import type { JobFacts } from '../../../functions/domain/model/observation.js';
+import { parseExportedKubeEvent } from '../../../functions/domain/parse/parse-kube-event.js';
 import {
   parseEphemeralRunner,
   parseNode,
   parsePod,
-} from '../../../functions/domain/parse-kube-object.js';
-import { classifyEvent } from '../../../functions/domain/classify.js';
-import type { Result } from '../../../functions/domain/result.js';
+} from '../../../functions/domain/parse/parse-kube-object.js';
+import { classifyEvent } from '../../../functions/domain/classify/classify.js';
+import type { Result } from '../../../functions/domain/model/result.js';
 import { CLUSTER, SCALE_SET, T0, exportedEvent, iso, rawEr, rawNode, rawPod } from './fixtures.js';
 
 export const REPO = { id: 1, fullName: 'acme/app', owner: 'acme', name: 'app' };

@@ -1,4 +1,4 @@
-import { findRunnerLoss, lossSignalOf } from '../../../functions/domain/annotations.js';
+import { findRunnerLoss, lossSignalOf } from '../../../functions/domain/classify/annotations.js';
 import {
   attributeEviction,
   classifyEc2Event,
@@ -6,16 +6,16 @@ import {
   classifyEvent,
   classifyNode,
   classifyPod,
-} from '../../../functions/domain/classify.js';
-import type { KubeEvent } from '../../../functions/domain/cluster-facts.js';
-import type { LossCause } from '../../../functions/domain/loss.js';
-import { parseExportedKubeEvent } from '../../../functions/domain/parse-kube-event.js';
+} from '../../../functions/domain/classify/classify.js';
+import type { KubeEvent } from '../../../functions/domain/model/cluster-facts.js';
+import type { LossCause } from '../../../functions/domain/model/loss.js';
+import { parseExportedKubeEvent } from '../../../functions/domain/parse/parse-kube-event.js';
 import {
   parseEphemeralRunner,
   parseNode,
   parsePod,
-} from '../../../functions/domain/parse-kube-object.js';
-import { isArcOwned, isRunnerPod } from '../../../functions/domain/runner-guard.js';
+} from '../../../functions/domain/parse/parse-kube-object.js';
+import { isArcOwned, isRunnerPod } from '../../../functions/domain/correlate/runner-guard.js';
 import {
   CLUSTER,
   LOST_ANNOTATION,

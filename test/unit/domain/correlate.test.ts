@@ -5,10 +5,10 @@ import {
   runnerOfJob,
   runnersForJob,
   runnersOnInstance,
-} from '../../../functions/domain/correlate.js';
-import { decide } from '../../../functions/domain/decide.js';
-import type { Facts } from '../../../functions/domain/facts.js';
-import { DEFAULT_POLICY } from '../../../functions/domain/policy.js';
+} from '../../../functions/domain/correlate/correlate.js';
+import { decide } from '../../../functions/domain/decide/decide.js';
+import type { Facts } from '../../../functions/domain/model/facts.js';
+import { DEFAULT_POLICY } from '../../../functions/domain/policy/policy.js';
 import { RUN_ID, er, facts, job, node, pod, withEvent } from './builders.js';
 import { CLUSTER, NS, T0, iso } from './fixtures.js';
 
@@ -508,7 +508,7 @@ it('correlate and the modules it reaches import one another without a cycle', ()
     for (const next of importsOf(file)) visit(next, [...path, file]);
     done.add(file);
   };
-  visit('functions/domain/correlate.ts', []);
-  expect(done.has('functions/domain/runner-of-job.ts')).toBe(true);
+  visit('functions/domain/correlate/correlate.ts', []);
+  expect(done.has('functions/domain/correlate/runner-of-job.ts')).toBe(true);
   expect(cycles).toEqual([]);
 });

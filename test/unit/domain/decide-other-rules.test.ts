@@ -1,6 +1,10 @@
-import { decide } from '../../../functions/domain/decide.js';
-import type { Facts, RunnerRegistration } from '../../../functions/domain/facts.js';
-import { DEFAULT_POLICY, parsePolicy, type Policy } from '../../../functions/domain/policy.js';
+import { decide } from '../../../functions/domain/decide/decide.js';
+import type { Facts, RunnerRegistration } from '../../../functions/domain/model/facts.js';
+import {
+  DEFAULT_POLICY,
+  parsePolicy,
+  type Policy,
+} from '../../../functions/domain/policy/policy.js';
 import {
   er,
   evictedRunners,

@@ -1,7 +1,11 @@
-import { decide } from '../../../functions/domain/decide.js';
-import type { Facts, JobRecord } from '../../../functions/domain/facts.js';
-import { rerunBudgetKey } from '../../../functions/domain/idempotency-key.js';
-import { DEFAULT_POLICY, parsePolicy, type Policy } from '../../../functions/domain/policy.js';
+import { decide } from '../../../functions/domain/decide/decide.js';
+import type { Facts, JobRecord } from '../../../functions/domain/model/facts.js';
+import { rerunBudgetKey } from '../../../functions/domain/model/idempotency-key.js';
+import {
+  DEFAULT_POLICY,
+  parsePolicy,
+  type Policy,
+} from '../../../functions/domain/policy/policy.js';
 import { RUN_ID, facts, job, pod, record, run, unwrap, withEvent } from './builders.js';
 import { CLUSTER, LOST_ANNOTATION, NS, SHUTDOWN_ANNOTATION, T0 } from './fixtures.js';
 

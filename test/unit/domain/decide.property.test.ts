@@ -1,11 +1,15 @@
 import fc from 'fast-check';
-import { findRunnerLoss } from '../../../functions/domain/annotations.js';
-import { MUTATING_KINDS, RERUN_KINDS, type Action } from '../../../functions/domain/action.js';
-import { decide } from '../../../functions/domain/decide.js';
-import type { ActionRecord, Facts, JobRecord } from '../../../functions/domain/facts.js';
-import { rerunBudgetKey } from '../../../functions/domain/idempotency-key.js';
-import { DEFAULT_POLICY, mergeDeep, type Policy } from '../../../functions/domain/policy.js';
-import { isArcOwned, isRunnerPod } from '../../../functions/domain/runner-guard.js';
+import { findRunnerLoss } from '../../../functions/domain/classify/annotations.js';
+import {
+  MUTATING_KINDS,
+  RERUN_KINDS,
+  type Action,
+} from '../../../functions/domain/model/action.js';
+import { decide } from '../../../functions/domain/decide/decide.js';
+import type { ActionRecord, Facts, JobRecord } from '../../../functions/domain/model/facts.js';
+import { rerunBudgetKey } from '../../../functions/domain/model/idempotency-key.js';
+import { DEFAULT_POLICY, mergeDeep, type Policy } from '../../../functions/domain/policy/policy.js';
+import { isArcOwned, isRunnerPod } from '../../../functions/domain/correlate/runner-guard.js';
 import { RUN_ID, er, facts, job, node, pod, run } from './builders.js';
 import { LOST_ANNOTATION, T0, iso, runnerLabels } from './fixtures.js';
 

@@ -1,8 +1,8 @@
-import { classifyEvent } from '../../../functions/domain/classify.js';
-import { decide } from '../../../functions/domain/decide.js';
-import type { Facts } from '../../../functions/domain/facts.js';
-import { DEFAULT_POLICY } from '../../../functions/domain/policy.js';
-import { parseExportedKubeEvent } from '../../../functions/domain/parse-kube-event.js';
+import { classifyEvent } from '../../../functions/domain/classify/classify.js';
+import { decide } from '../../../functions/domain/decide/decide.js';
+import type { Facts } from '../../../functions/domain/model/facts.js';
+import { DEFAULT_POLICY } from '../../../functions/domain/policy/policy.js';
+import { parseExportedKubeEvent } from '../../../functions/domain/parse/parse-kube-event.js';
 import { er, facts, node, pod, unwrap } from './builders.js';
 import { T0, envelope, exportedEvent, iso } from './fixtures.js';
 
@@ -130,7 +130,7 @@ describe('a loss without a time', () => {
 
   it('is dated by the CloudWatch Logs record that carried it', async () => {
     const { parseCloudWatchKubeEvents } =
-      await import('../../../functions/domain/parse-cloudwatch-logs.js');
+      await import('../../../functions/domain/parse/parse-cloudwatch-logs.js');
     const parsed = unwrap(
       parseCloudWatchKubeEvents({
         messageType: 'DATA_MESSAGE',

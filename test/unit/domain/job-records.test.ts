@@ -2,8 +2,11 @@ import {
   erJobCacheEntry,
   jobRecordsFrom,
   runRecordsFrom,
-} from '../../../functions/domain/job-records.js';
-import type { GithubObservation, JobObservation } from '../../../functions/domain/observation.js';
+} from '../../../functions/domain/correlate/job-records.js';
+import type {
+  GithubObservation,
+  JobObservation,
+} from '../../../functions/domain/model/observation.js';
 import { REPO, er, job, run } from './builders.js';
 import { CLUSTER, NS, T0, iso } from './fixtures.js';
 

@@ -1,9 +1,9 @@
-import { classifyEvent } from '../../../functions/domain/classify.js';
-import { decide } from '../../../functions/domain/decide.js';
-import type { Facts, RunnerRegistration } from '../../../functions/domain/facts.js';
-import { parseExportedKubeEvent } from '../../../functions/domain/parse-kube-event.js';
-import { parsePolicy, type Policy } from '../../../functions/domain/policy.js';
-import { isArcRunnerPod } from '../../../functions/domain/runner-guard.js';
+import { classifyEvent } from '../../../functions/domain/classify/classify.js';
+import { decide } from '../../../functions/domain/decide/decide.js';
+import type { Facts, RunnerRegistration } from '../../../functions/domain/model/facts.js';
+import { parseExportedKubeEvent } from '../../../functions/domain/parse/parse-kube-event.js';
+import { parsePolicy, type Policy } from '../../../functions/domain/policy/policy.js';
+import { isArcRunnerPod } from '../../../functions/domain/correlate/runner-guard.js';
 import { er, facts, job, pod, run, unwrap } from './builders.js';
 import { CLUSTER, LOST_ANNOTATION, NS, T0, erOwner, exportedEvent, iso } from './fixtures.js';
 

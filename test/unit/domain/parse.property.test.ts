@@ -1,13 +1,13 @@
 import fc from 'fast-check';
-import { parseCloudWatchKubeEvents } from '../../../functions/domain/parse-cloudwatch-logs.js';
-import { parseClusterInput } from '../../../functions/domain/parse-cluster-input.js';
-import { parseEc2Event } from '../../../functions/domain/parse-ec2-event.js';
+import { parseCloudWatchKubeEvents } from '../../../functions/domain/parse/parse-cloudwatch-logs.js';
+import { parseClusterInput } from '../../../functions/domain/parse/parse-cluster-input.js';
+import { parseEc2Event } from '../../../functions/domain/parse/parse-ec2-event.js';
 import {
   parseEphemeralRunner,
   parseNode,
   parsePod,
-} from '../../../functions/domain/parse-kube-object.js';
-import { parsePolicy, policyFromObject } from '../../../functions/domain/policy.js';
+} from '../../../functions/domain/parse/parse-kube-object.js';
+import { parsePolicy, policyFromObject } from '../../../functions/domain/policy/policy.js';
 import { exportedEvent, rawEr, rawPod } from './fixtures.js';
 
 const parsers: [string, (raw: unknown) => { ok: boolean }][] = [

@@ -1,13 +1,13 @@
-import { parseCloudWatchKubeEvents } from '../../../functions/domain/parse-cloudwatch-logs.js';
-import { parseClusterInput } from '../../../functions/domain/parse-cluster-input.js';
-import { parseEc2Event } from '../../../functions/domain/parse-ec2-event.js';
-import { parseExportedKubeEvent } from '../../../functions/domain/parse-kube-event.js';
+import { parseCloudWatchKubeEvents } from '../../../functions/domain/parse/parse-cloudwatch-logs.js';
+import { parseClusterInput } from '../../../functions/domain/parse/parse-cluster-input.js';
+import { parseEc2Event } from '../../../functions/domain/parse/parse-ec2-event.js';
+import { parseExportedKubeEvent } from '../../../functions/domain/parse/parse-kube-event.js';
 import {
   instanceIdFromProviderId,
   parseEphemeralRunner,
   parseNode,
   parsePod,
-} from '../../../functions/domain/parse-kube-object.js';
+} from '../../../functions/domain/parse/parse-kube-object.js';
 import {
   CLUSTER,
   T0,

@@ -1,5 +1,13 @@
-import { DEFAULT_POLICY, parsePolicy, policyFromObject } from '../../../functions/domain/policy.js';
-import { globMatch, resolvePolicy, ruleMode } from '../../../functions/domain/resolve-policy.js';
+import {
+  DEFAULT_POLICY,
+  parsePolicy,
+  policyFromObject,
+} from '../../../functions/domain/policy/policy.js';
+import {
+  globMatch,
+  resolvePolicy,
+  ruleMode,
+} from '../../../functions/domain/policy/resolve-policy.js';
 
 const parsed = (text: string) => {
   const r = parsePolicy(text);

@@ -1,4 +1,4 @@
-import { rerunRefusal } from '../../../functions/domain/rerun-error.js';
+import { rerunRefusal } from '../../../functions/domain/classify/rerun-error.js';
 
 describe('rerunRefusal', () => {
   it.each([

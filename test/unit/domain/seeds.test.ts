@@ -2,14 +2,17 @@
  * The two user reports that started the project (shared/seeds/), end to end through
  * parse → classify → correlate → decide, with their real messages.
  */
-import { findRunnerLoss } from '../../../functions/domain/annotations.js';
-import { classifyEvent } from '../../../functions/domain/classify.js';
-import { correlate } from '../../../functions/domain/correlate.js';
-import { decide } from '../../../functions/domain/decide.js';
-import type { Facts } from '../../../functions/domain/facts.js';
-import { parseClusterInput } from '../../../functions/domain/parse-cluster-input.js';
-import { parseEphemeralRunner, parsePod } from '../../../functions/domain/parse-kube-object.js';
-import { DEFAULT_POLICY } from '../../../functions/domain/policy.js';
+import { findRunnerLoss } from '../../../functions/domain/classify/annotations.js';
+import { classifyEvent } from '../../../functions/domain/classify/classify.js';
+import { correlate } from '../../../functions/domain/correlate/correlate.js';
+import { decide } from '../../../functions/domain/decide/decide.js';
+import type { Facts } from '../../../functions/domain/model/facts.js';
+import { parseClusterInput } from '../../../functions/domain/parse/parse-cluster-input.js';
+import {
+  parseEphemeralRunner,
+  parsePod,
+} from '../../../functions/domain/parse/parse-kube-object.js';
+import { DEFAULT_POLICY } from '../../../functions/domain/policy/policy.js';
 import { RUN_ID, facts, job, run, unwrap } from './builders.js';
 import {
   CLUSTER,

@@ -1,5 +1,5 @@
-import { decide } from '../../../functions/domain/decide.js';
-import { parsePolicy } from '../../../functions/domain/policy.js';
+import { decide } from '../../../functions/domain/decide/decide.js';
+import { parsePolicy } from '../../../functions/domain/policy/policy.js';
 import { er, facts, job, record, unwrap, withEvent } from './builders.js';
 import { T0 } from './fixtures.js';
 

@@ -1,4 +1,4 @@
-import type { Action } from '../../../functions/domain/action.js';
+import type { Action } from '../../../functions/domain/model/action.js';
 import { carryOut } from '../../../functions/engine/carry-out.js';
 import type { ClusterGateways } from '../../../functions/ports/cluster-gateway.js';
 import type {

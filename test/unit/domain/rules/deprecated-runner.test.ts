@@ -1,10 +1,10 @@
-import { decide } from '../../../../functions/domain/decide.js';
-import type { Facts } from '../../../../functions/domain/facts.js';
-import { DEFAULT_POLICY, parsePolicy } from '../../../../functions/domain/policy.js';
+import { decide } from '../../../../functions/domain/decide/decide.js';
+import type { Facts } from '../../../../functions/domain/model/facts.js';
+import { DEFAULT_POLICY, parsePolicy } from '../../../../functions/domain/policy/policy.js';
 import {
   runnerVersionOf,
   versionIn,
-} from '../../../../functions/domain/rules/deprecated-runner.js';
+} from '../../../../functions/domain/decide/rules/deprecated-runner.js';
 import { er, facts, job, pod, unwrap } from '../builders.js';
 import { T0, iso } from '../fixtures.js';
 

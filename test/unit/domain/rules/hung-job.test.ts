@@ -1,8 +1,12 @@
-import type { Action } from '../../../../functions/domain/action.js';
-import { decide } from '../../../../functions/domain/decide.js';
-import type { ActionRecord, Facts } from '../../../../functions/domain/facts.js';
-import { DEFAULT_POLICY, parsePolicy, type Policy } from '../../../../functions/domain/policy.js';
-import { cancelStep } from '../../../../functions/domain/rules/hung-job.js';
+import type { Action } from '../../../../functions/domain/model/action.js';
+import { decide } from '../../../../functions/domain/decide/decide.js';
+import type { ActionRecord, Facts } from '../../../../functions/domain/model/facts.js';
+import {
+  DEFAULT_POLICY,
+  parsePolicy,
+  type Policy,
+} from '../../../../functions/domain/policy/policy.js';
+import { cancelStep } from '../../../../functions/domain/decide/rules/hung-job.js';
 import { er, facts, job, node, pod, record, unwrap } from '../builders.js';
 import { CLUSTER, NS, SCALE_SET, T0, iso } from '../fixtures.js';
 

@@ -1,7 +1,7 @@
-import type { Action } from '../../../../functions/domain/action.js';
-import { decide } from '../../../../functions/domain/decide.js';
-import type { Facts } from '../../../../functions/domain/facts.js';
-import { DEFAULT_POLICY } from '../../../../functions/domain/policy.js';
+import type { Action } from '../../../../functions/domain/model/action.js';
+import { decide } from '../../../../functions/domain/decide/decide.js';
+import type { Facts } from '../../../../functions/domain/model/facts.js';
+import { DEFAULT_POLICY } from '../../../../functions/domain/policy/policy.js';
 import { remediationEvent } from '../../../../functions/engine/remediation-event.js';
 import { RUN_ID, er, facts, job, record, run } from '../builders.js';
 import { CLUSTER, LOST_ANNOTATION, NS, SHUTDOWN_ANNOTATION, T0 } from '../fixtures.js';

@@ -1,0 +1,45 @@
+import type {
+  EphemeralRunner,
+  EphemeralRunnerJobFields,
+  Node,
+  Pod,
+} from '../model/cluster-facts.js';
+import type { JobRecord } from '../model/facts.js';
+import type { Loss, NodeSignal, RunnerWarning } from '../model/loss.js';
+
+/** One runner, joined across pod, EphemeralRunner, node, cached job fields, jobs and losses. */
+export interface RunnerView {
+  cluster: string;
+  namespace: string;
+  /** pod name == EphemeralRunner name == GitHub runner name */
+  name: string;
+  scaleSet: string | null;
+  pod: Pod | null;
+  er: EphemeralRunner | null;
+  node: Node | null;
+  nodeName: string | null;
+  /** The pod was looked up and found missing since then. */
+  podMissingSince: number | null;
+  /** Passed the runner guard: ARC labels and owner references on every object present. */
+  arcOwned: boolean;
+  /** ARC ≤ 0.11 (bool `failures`, or version label): it never frees a failed slot itself. */
+  legacyArc: boolean;
+  jobFields: EphemeralRunnerJobFields | null;
+  /** When runner-medic first saw the ER's job fields (from its cache), null if never. */
+  jobSeenAt: number | null;
+  /**
+   * ARC will not free this slot by itself: ARC ≤ 0.11, or the runner had taken a job before it
+   * was lost (its JIT config is spent; ARC ≥ 0.12 re-creates a NotFound pod anyway, #4588).
+   */
+  arcWontRecover: boolean;
+  runnerId: number | null;
+  jobs: JobRecord[];
+  /** The runner took a job (ER job fields, or a GitHub job ran on it). */
+  busy: boolean;
+  losses: Loss[];
+  /** The most telling loss, with its deciding signal. */
+  loss: Loss | null;
+  lostAt: number | null;
+  nodeSignals: NodeSignal[];
+  warnings: RunnerWarning[];
+}

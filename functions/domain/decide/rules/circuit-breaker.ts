@@ -1,0 +1,115 @@
+import type { RunnerView } from '../../correlate/correlate.js';
+import { idempotencyKey } from '../../model/idempotency-key.js';
+import { effectiveFor, propose, type RuleContext } from './context.js';
+
+export interface BreakerTrip {
+  cluster: string;
+  /** null: the whole cluster. */
+  scaleSet: string | null;
+  losses: number;
+  threshold: number;
+  windowSeconds: number;
+  /** When the count drops below the threshold again, unless more losses come. */
+  closesAt: number;
+}
+
+function trip(
+  ctx: RuleContext,
+  cluster: string,
+  scaleSet: string | null,
+  lost: RunnerView[],
+): BreakerTrip | null {
+  const scope = { cluster, namespace: null, scaleSet, repo: null, runnerName: null, jobUrl: null };
+  const cb = effectiveFor(ctx, scope).rules.circuitBreaker;
+  if (!cb.enabled) return null;
+  const threshold = scaleSet ? cb.maxLossesPerScaleSet : cb.maxLossesPerCluster;
+  const window = cb.windowSeconds * 1000;
+  // The stored counter holds confirmed losses seen by earlier slices; this slice adds its own.
+  const stored = ctx.facts.breakers.find((b) => b.cluster === cluster && b.scaleSet === scaleSet);
+  const byRunner = new Map<string, number>(Object.entries(stored?.losses ?? {}));
+  for (const v of lost) {
+    if (v.lostAt === null) continue;
+    const k = `${v.cluster}/${v.namespace}/${v.name}`;
+    byRunner.set(k, Math.min(v.lostAt, byRunner.get(k) ?? Infinity));
+  }
+  const ats = [...byRunner.values()]
+    .filter((t) => t > ctx.now - window && t <= ctx.now)
+    .sort((a, b) => a - b);
+  // A trip is state: once open, the breaker stays open for its window whatever the count does.
+  if (stored?.openUntil != null && stored.openUntil > ctx.now)
+    return {
+      cluster,
+      scaleSet,
+      losses: ats.length,
+      threshold,
+      windowSeconds: cb.windowSeconds,
+      closesAt: stored.openUntil,
+    };
+  const crossedAt = ats[threshold - 1];
+  const oldest = ats[ats.length - threshold];
+  if (crossedAt === undefined || oldest === undefined) return null;
+  propose(ctx, {
+    rule: 'circuitBreaker',
+    key: idempotencyKey('trip-breaker', cluster, scaleSet ?? '*', crossedAt),
+    target: {
+      kind: 'trip-breaker',
+      cluster,
+      scaleSet,
+      losses: ats.length,
+      threshold,
+      windowSeconds: cb.windowSeconds,
+    },
+    scope,
+    cause: null,
+    signal: { source: 'listing', detail: `${ats.length} runners lost in ${cb.windowSeconds} s` },
+    reason: `${ats.length} runners lost in ${cb.windowSeconds} s on ${cluster}${scaleSet ? `/${scaleSet}` : ''} (threshold ${threshold}): stop destructive actions there`,
+    budgetKeys: [],
+  });
+  return {
+    cluster,
+    scaleSet,
+    losses: ats.length,
+    threshold,
+    windowSeconds: cb.windowSeconds,
+    closesAt: oldest + window,
+  };
+}
+
+/**
+ * Rule 7: too many runners lost in a window, per scale set or per cluster ⇒ an alert, and no
+ * destructive action there (the guardrails hold them) until the count drops.
+ */
+export function circuitBreaker(ctx: RuleContext): BreakerTrip[] {
+  // Only confirmed losses count: the runner's pod or EphemeralRunner was read and shows it.
+  const lost = ctx.c.runners.filter((v) => v.arcOwned && v.loss && (v.pod || v.er));
+  const byCluster = new Map<string, RunnerView[]>();
+  const bySet = new Map<string, { cluster: string; scaleSet: string; views: RunnerView[] }>();
+  // Scopes known from the store (losses counted by other slices, an open trip) count too.
+  for (const b of ctx.facts.breakers) {
+    if (b.scaleSet === null) byCluster.set(b.cluster, byCluster.get(b.cluster) ?? []);
+    else
+      bySet.set(`${b.cluster}/${b.scaleSet}`, {
+        cluster: b.cluster,
+        scaleSet: b.scaleSet,
+        views: [],
+      });
+  }
+  for (const v of lost) {
+    byCluster.set(v.cluster, [...(byCluster.get(v.cluster) ?? []), v]);
+    if (!v.scaleSet) continue;
+    const k = `${v.cluster}/${v.scaleSet}`;
+    const g = bySet.get(k) ?? { cluster: v.cluster, scaleSet: v.scaleSet, views: [] };
+    g.views.push(v);
+    bySet.set(k, g);
+  }
+  const trips: BreakerTrip[] = [];
+  for (const [cluster, views] of byCluster) {
+    const t = trip(ctx, cluster, null, views);
+    if (t) trips.push(t);
+  }
+  for (const g of bySet.values()) {
+    const t = trip(ctx, g.cluster, g.scaleSet, g.views);
+    if (t) trips.push(t);
+  }
+  return trips;
+}

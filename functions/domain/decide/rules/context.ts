@@ -1,0 +1,103 @@
+import type {
+  ActionScope,
+  ActionTarget,
+  HeldAction,
+  Need,
+  RecoveryPath,
+} from '../../model/action.js';
+import type { Correlation, RunnerView } from '../../correlate/correlate.js';
+import type { Facts } from '../../model/facts.js';
+import type { LossCause, Signal } from '../../model/loss.js';
+import type { Policy, RuleName } from '../../policy/policy.js';
+import { resolvePolicy, type EffectivePolicy } from '../../policy/resolve-policy.js';
+
+/** An action a rule wants; guardrails decide whether it is emitted, held, or dry-run. */
+export interface Proposal {
+  rule: RuleName;
+  key: string;
+  target: ActionTarget;
+  scope: ActionScope;
+  cause: LossCause | null;
+  signal: Signal | null;
+  reason: string;
+  budgetKeys: string[];
+  recoveredBy?: RecoveryPath;
+}
+
+export interface RuleContext {
+  facts: Facts;
+  policy: Policy;
+  now: number;
+  c: Correlation;
+  proposals: Proposal[];
+  needs: Need[];
+  wakes: number[];
+  /** What a rule chose not to do for now, and why (logged and reported with the guardrails' holds). */
+  holds: HeldAction[];
+}
+
+export function newContext(facts: Facts, policy: Policy, now: number, c: Correlation): RuleContext {
+  return { facts, policy, now, c, proposals: [], needs: [], wakes: [], holds: [] };
+}
+
+export const propose = (ctx: RuleContext, p: Proposal): void => {
+  ctx.proposals.push(p);
+};
+
+export const wake = (ctx: RuleContext, at: number): void => {
+  if (at > ctx.now) ctx.wakes.push(at);
+};
+
+export const need = (ctx: RuleContext, n: Need): void => {
+  if (!ctx.needs.some((x) => JSON.stringify(x) === JSON.stringify(n))) ctx.needs.push(n);
+};
+
+export function runnerScope(
+  v: RunnerView,
+  repo: string | null = null,
+  jobUrl: string | null = null,
+): ActionScope {
+  return {
+    cluster: v.cluster,
+    namespace: v.namespace,
+    scaleSet: v.scaleSet,
+    repo,
+    runnerName: v.name,
+    jobUrl,
+  };
+}
+
+const resolved = new WeakMap<Policy, Map<string, EffectivePolicy>>();
+
+/** The effective policy of a scope (memoised per policy object: decide resolves it often). */
+export function effectiveFor(ctx: RuleContext, scope: ActionScope): EffectivePolicy {
+  const key = JSON.stringify([scope.cluster, scope.namespace, scope.scaleSet, scope.repo]);
+  let cache = resolved.get(ctx.policy);
+  if (!cache) {
+    cache = new Map();
+    resolved.set(ctx.policy, cache);
+  }
+  let eff = cache.get(key);
+  if (!eff) {
+    eff = resolvePolicy(ctx.policy, {
+      cluster: scope.cluster ?? '',
+      namespace: scope.namespace,
+      scaleSet: scope.scaleSet,
+      repo: scope.repo,
+    });
+    cache.set(key, eff);
+  }
+  return eff;
+}
+
+/** Time of an ISO string in epoch ms; null when absent or invalid. */
+export function ms(iso: string | null | undefined): number | null {
+  if (!iso) return null;
+  const t = Date.parse(iso);
+  return Number.isFinite(t) ? t : null;
+}
+
+/** Whether the runner's node is NotReady or gone. */
+export const nodeDown = (v: RunnerView): boolean =>
+  v.node?.deletionTimestamp != null ||
+  v.nodeSignals.some((s) => s.kind === 'node-not-ready' || s.kind === 'node-gone');

@@ -1,0 +1,124 @@
+import type { Pod } from '../../model/cluster-facts.js';
+import type { RunnerView } from '../../correlate/correlate.js';
+import type { ActionRecord, Facts, JobRecord } from '../../model/facts.js';
+import { idempotencyKey } from '../../model/idempotency-key.js';
+import { isoTime } from '../../model/iso-time.js';
+import { NODE_DOWN_KINDS } from '../../model/loss.js';
+import { matchesErFields } from '../../correlate/runner-of-job.js';
+
+/** A busy runner the live objects show dead with its job, since when, and what shows it. */
+export interface RunnerDeath {
+  /** When it died at the latest (epoch ms); 0 when the objects say so but carry no time. */
+  since: number;
+  evidence: string;
+  /**
+   * Whether the runner may have been stopped gracefully, so that GitHub is concluding its job by
+   * itself (within ~26 s of the SIGTERM). False for a NotReady node: the kubelet stopped
+   * reporting at least the node monitor grace period (40 s) earlier.
+   */
+  mayBeGraceful: boolean;
+}
+
+/** runner-medic's own delete of this runner's EphemeralRunner or pod, carried out. */
+function deletedByUs(v: RunnerView, facts: Facts): ActionRecord | null {
+  const prefixes = ['delete-ephemeral-runner', 'delete-pod'].map(
+    (kind) => `${idempotencyKey(kind, v.cluster, v.namespace, v.name)}:`,
+  );
+  return (
+    facts.actions
+      .filter(
+        (a) =>
+          (a.outcome === 'succeeded' || a.outcome === 'claimed') &&
+          prefixes.some((p) => a.key.startsWith(p)),
+      )
+      .sort((a, b) => a.claimedAt - b.claimedAt)[0] ?? null
+  );
+}
+
+const TERMINAL = new Set(['Failed', 'Succeeded']);
+const RUNNER_CONTAINER = 'runner';
+
+/** When the pod stopped being Ready (the kubelet's own record), or null. */
+function notReadySince(pod: Pod): number | null {
+  const ready = pod.conditions.find((c) => c.type === 'Ready');
+  return ready && ready.status !== 'True' ? ready.lastTransitionTime : null;
+}
+
+function podProcessEnded(pod: Pod): string | null {
+  if (pod.phase && TERMINAL.has(pod.phase)) return `pod ${pod.metadata.name} is ${pod.phase}`;
+  const runner = pod.containerStatuses.find((c) => c.name === RUNNER_CONTAINER);
+  if (runner?.terminated)
+    return `runner container of pod ${pod.metadata.name} terminated (${runner.terminated.reason ?? 'no reason'}, exit ${runner.terminated.exitCode})`;
+  return null;
+}
+
+/** Whether this runner is the one that took the job (by name, or by its EphemeralRunner's job fields). */
+export function ranJob(v: RunnerView, j: JobRecord): boolean {
+  if (j.job.runnerName !== null) return j.job.runnerName === v.name;
+  return v.jobFields !== null && matchesErFields(j, v.name, v.jobFields);
+}
+
+/**
+ * Whether the live objects show that the runner of an in-progress job died with it. An
+ * ephemeral runner runs one job on one JIT config, so ARC never brings a busy runner back: once
+ * its process is gone the job can only end by GitHub's lost-runner lock. A level check, on the
+ * objects read in this slice, never on an event alone:
+ * - its EphemeralRunner is `Failed`;
+ * - its pod is terminal, or its runner container has terminated;
+ * - its pod is gone (looked up and not found), or both pod and EphemeralRunner are gone from a
+ *   listing taken after the runner took its job;
+ * - its pod was created after the runner took its job: the pod that ran the job is gone and ARC
+ *   re-created it with the spent JIT config (#4588);
+ * - its node is gone or NotReady (the kubelet stopped reporting; its processes are presumed gone);
+ * - runner-medic itself deleted its EphemeralRunner or pod after a loss (rule 1).
+ */
+export function deathEvidence(v: RunnerView, facts: Facts): RunnerDeath[] {
+  const { pod, er } = v;
+  const lossAt = v.lostAt ?? 0;
+  const found: RunnerDeath[] = [];
+  if (er?.phase === 'Failed')
+    found.push({
+      since: lossAt,
+      evidence: `EphemeralRunner ${v.name} is Failed (${er.reason ?? 'no reason'})`,
+      mayBeGraceful: true,
+    });
+  if (pod) {
+    const ended = podProcessEnded(pod);
+    if (ended)
+      found.push({ since: notReadySince(pod) ?? lossAt, evidence: ended, mayBeGraceful: true });
+    const created = pod.metadata.creationTimestamp;
+    if (v.jobSeenAt !== null && created !== null && created > v.jobSeenAt)
+      found.push({
+        since: created,
+        evidence: `pod ${pod.metadata.name} was created at ${isoTime(created)}, after its runner took its job (seen ${isoTime(v.jobSeenAt)}): the pod that ran the job is gone and the new one has a spent JIT config (#4588)`,
+        mayBeGraceful: true,
+      });
+  } else if (v.podMissingSince !== null) {
+    found.push({
+      since: v.podMissingSince,
+      evidence: `pod ${v.name} not found since ${isoTime(v.podMissingSince)}`,
+      mayBeGraceful: true,
+    });
+  }
+  const ours = !pod && !er ? deletedByUs(v, facts) : null;
+  if (ours)
+    found.push({
+      since: ours.claimedAt,
+      evidence: `runner-medic deleted ${ours.kind === 'delete-pod' ? 'the pod' : 'the EphemeralRunner'} of ${v.name} at ${isoTime(ours.claimedAt)} (${ours.rule}), and neither is back`,
+      mayBeGraceful: true,
+    });
+  for (const s of v.nodeSignals.filter((x) => NODE_DOWN_KINDS.includes(x.kind)))
+    found.push({
+      since: s.at ?? 0,
+      evidence: `node ${v.nodeName ?? '?'} ${s.kind}: ${s.signal.detail}`,
+      mayBeGraceful: s.kind !== 'node-not-ready',
+    });
+  const nodeGone = v.node?.deletionTimestamp ?? null;
+  if (nodeGone !== null)
+    found.push({
+      since: nodeGone,
+      evidence: `node ${v.nodeName ?? '?'} is being deleted`,
+      mayBeGraceful: true,
+    });
+  return found;
+}
