@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { SecretSource } from './settings.js';
+import type { SecretSource } from '../ports/secret-source.js';
 import { ConfigError, optionalText as text, problemsOf, secretSourceFrom } from './settings.js';
 
 /**

@@ -1,3 +1,4 @@
+import type { SecretSource } from '../ports/secret-source.js';
 import { z } from 'zod';
 
 /** Every environment variable runner-medic reads, validated once; see the README's table. */
@@ -65,11 +66,6 @@ const webhookEnvSchema = z.object({
     .default(8 * 24 * 3600),
   SECRET_CACHE_SECONDS: z.coerce.number().int().nonnegative().default(300),
 });
-
-export type SecretSource =
-  | { kind: 'env'; value: string }
-  | { kind: 'ssm'; name: string }
-  | { kind: 'secrets-manager'; id: string };
 
 export interface WebhookSettings {
   secret: SecretSource;

@@ -1,7 +1,7 @@
 import { classifyEc2Event, classifyEvent } from '../domain/classify/classify.js';
 import type { ClusterSightings } from '../ports/cluster-sightings.js';
 import type { FactsStore } from '../ports/facts-store.js';
-import type { Trigger } from './trigger.js';
+import type { Trigger } from '../ports/trigger.js';
 
 export interface RecordSummary {
   recorded: number;

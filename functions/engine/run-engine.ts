@@ -1,3 +1,5 @@
+import type { EngineLog, EngineMetrics } from '../ports/engine-reporting.js';
+import type { WakeScheduler } from '../ports/wake-scheduler.js';
 import { MUTATING_KINDS } from '../domain/model/action.js';
 import type { Action, ActionOutcome, Decision, HeldAction } from '../domain/model/action.js';
 import { correlate } from '../domain/correlate/correlate.js';
@@ -20,22 +22,7 @@ import { noteSightings, recordTrigger } from './record-trigger.js';
 import { remediationEvent } from './remediation-event.js';
 import { dedupe, subjectFromKey, subjectKey, subjectsOf, type Subject } from './subjects.js';
 import { decideNamespace, runSweep } from './sweep.js';
-import type { Trigger } from './trigger.js';
-
-export interface EngineLog {
-  info(message: string, fields?: object): void;
-  warn(message: string, fields?: object): void;
-}
-
-export interface EngineMetrics {
-  count(name: string, dimensions: Record<string, string>): void;
-  milliseconds(name: string, dimensions: Record<string, string>, value: number): void;
-}
-
-/** Wakes the engine at a time (an SQS delay queue in AWS, the simulated clock in scenarios). */
-export interface WakeScheduler {
-  wakeAt(at: number): Promise<void>;
-}
+import type { Trigger } from '../ports/trigger.js';
 
 export interface EngineDeps {
   store: FactsStore;

@@ -1,5 +1,5 @@
 import { classifyEc2Event, classifyEvent } from '../domain/classify/classify.js';
-import type { Trigger } from './trigger.js';
+import type { Trigger } from '../ports/trigger.js';
 
 /**
  * What a trigger concerns. The engine loads from the store only these subjects (and the joins

@@ -1,7 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { EngineLog, EngineMetrics } from '../engine/run-engine.js';
+import type { EngineLog, EngineMetrics } from '../ports/engine-reporting.js';
 
 /** The engine's log and metrics ports on Powertools; each metric carries its own dimensions. */
 export function engineObservability(

@@ -1,3 +1,4 @@
+import type { SignatureVerifier } from '../ports/webhook.js';
 import { createHash } from 'node:crypto';
 import { MAX_DELIVERY_ID_LENGTH } from '../domain/model/github-objects.js';
 import { DELIVERY_CLAIM_LEASE_SECONDS } from './delivery-lease.js';
@@ -12,12 +13,7 @@ import type {
   WebhookOutcome,
   WebhookRequest,
   WebhookResponse,
-} from './webhook-request.js';
-
-export interface SignatureVerifier {
-  /** True when `signature` (`sha256=…`) matches the raw body under any current secret. */
-  verify(rawBody: string, signature: string): Promise<boolean>;
-}
+} from '../ports/webhook.js';
 
 export interface ReceiveWebhookDeps {
   verifier: SignatureVerifier;

@@ -5,7 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { runEngine } from '../../functions/engine/run-engine.js';
-import type { Trigger } from '../../functions/engine/trigger.js';
+import type { Trigger } from '../../functions/ports/trigger.js';
 import type { ScaleWorld } from './scale-world.js';
 
 export type ScaleEvent = 'pod-eviction' | 'workflow_job.completed' | 'spot-warning';

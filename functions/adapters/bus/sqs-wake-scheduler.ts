@@ -1,6 +1,6 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { WakeScheduler } from '../../engine/run-engine.js';
+import type { WakeScheduler } from '../../ports/wake-scheduler.js';
 import type { Clock } from '../../ports/clock.js';
 import { WAKE_SOURCE } from '../eventbridge/remediate-input.js';
 

@@ -5,7 +5,7 @@ import { DETAIL_TYPES } from '../../domain/model/observation.js';
 import type { GithubObservation } from '../../domain/model/observation.js';
 import { parseClusterInput } from '../../domain/parse/parse-cluster-input.js';
 import type { KubeEventParseOptions } from '../../domain/parse/parse-kube-event.js';
-import type { Trigger } from '../../engine/trigger.js';
+import type { Trigger } from '../../ports/trigger.js';
 
 export const WAKE_SOURCE = 'runner-medic.wake';
 

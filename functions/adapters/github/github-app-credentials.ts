@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { SecretSource } from '../../config/settings.js';
+import type { SecretSource } from '../../ports/secret-source.js';
 import { systemClock } from '../../ports/clock.js';
 import type { SecretClients } from '../secrets/secret-reader.js';
 import { createSecretReader } from '../secrets/secret-reader.js';

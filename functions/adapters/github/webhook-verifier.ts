@@ -1,5 +1,5 @@
 import { Webhooks } from '@octokit/webhooks';
-import type { SignatureVerifier } from '../../ingress/receive-webhook.js';
+import type { SignatureVerifier } from '../../ports/webhook.js';
 
 /**
  * Verifies `X-Hub-Signature-256` with @octokit/webhooks. Several secrets are tried in order,

@@ -2,7 +2,7 @@ import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { GetParameterCommand } from '@aws-sdk/client-ssm';
 import type { SSMClient } from '@aws-sdk/client-ssm';
-import type { SecretSource } from '../../config/settings.js';
+import type { SecretSource } from '../../ports/secret-source.js';
 import type { Clock } from '../../ports/clock.js';
 
 export interface SecretClients {

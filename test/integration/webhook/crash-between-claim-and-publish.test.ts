@@ -13,7 +13,7 @@ import {
   WEBHOOK_TIMEOUT_SECONDS,
 } from '../../../functions/ingress/delivery-lease.js';
 import { republishUnpublishedDeliveries } from '../../../functions/ingress/republish-unpublished.js';
-import type { WebhookRequest } from '../../../functions/ingress/webhook-request.js';
+import type { WebhookRequest } from '../../../functions/ports/webhook.js';
 import { startEmbeddedDynamo } from '../../../functions/local/embedded-dynamo.js';
 import type { EmbeddedDynamo } from '../../../functions/local/embedded-dynamo.js';
 import { EventBridgeSim } from '../../../sim/aws/eventbridge-sim.js';

@@ -8,7 +8,7 @@
  */
 import { ingressFromEnvironment } from '../../../../functions/config/webhook-wiring.js';
 import { receiveWebhook } from '../../../../functions/ingress/receive-webhook.js';
-import type { WebhookRequest } from '../../../../functions/ingress/webhook-request.js';
+import type { WebhookRequest } from '../../../../functions/ports/webhook.js';
 import type { DeliveryLedger } from '../../../../functions/ports/delivery-ledger.js';
 
 const clockMs = Number(process.env.CLOCK_MS);

@@ -1,0 +1,10 @@
+/** What the engine reports as it runs: log lines and metrics (Powertools in AWS). */
+export interface EngineLog {
+  info(message: string, fields?: object): void;
+  warn(message: string, fields?: object): void;
+}
+
+export interface EngineMetrics {
+  count(name: string, dimensions: Record<string, string>): void;
+  milliseconds(name: string, dimensions: Record<string, string>, value: number): void;
+}
