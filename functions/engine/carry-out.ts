@@ -1,15 +1,11 @@
 import type { Action, ActionOutcome, RunRef } from '../domain/model/action.js';
-import { ClusterUnavailableError } from '../ports/cluster-gateway.js';
 import type { ClusterGateways, ClusterMutation } from '../ports/cluster-gateway.js';
-import { GithubUnavailableError } from '../ports/github-gateway.js';
+import { RunnerMedicError } from '../ports/errors.js';
 import type {
   AttemptPrecondition,
   GithubGateway,
   GithubMutation,
 } from '../ports/github-gateway.js';
-
-/** Refusals no retry will change (RBAC, validation, a cluster that is not configured). */
-const REFUSALS = new Set(['ClusterRequestError', 'UnknownClusterError', 'GithubRequestError']);
 
 export interface CarriedOut {
   outcome: ActionOutcome;
@@ -55,13 +51,26 @@ export async function carryOut(
         return { outcome: 'succeeded', detail: 'recorded' };
     }
   } catch (error) {
-    if (error instanceof ClusterUnavailableError || error instanceof GithubUnavailableError) {
+    return fromFailure(error);
+  }
+}
+
+/**
+ * An API that was unavailable fails the action (the invocation is retried); a refusal no retry
+ * will change (RBAC, validation, a cluster that is not configured) gives it up; anything else
+ * (a bad response, a bug, runner-medic set up wrongly) is thrown.
+ */
+function fromFailure(error: unknown): CarriedOut {
+  if (!(error instanceof RunnerMedicError)) throw error;
+  switch (error.kind) {
+    case 'unavailable':
       return { outcome: 'failed', detail: error.message, error };
-    }
-    if (error instanceof Error && REFUSALS.has(error.name)) {
+    case 'refused':
       return { outcome: 'gave-up', detail: `${error.name}: ${error.message}` };
-    }
-    throw error;
+    case 'bad-response':
+    case 'config':
+    case 'bug':
+      throw error;
   }
 }
 

@@ -1,9 +1,10 @@
 import type { EphemeralRunner, Node, Pod } from '../domain/model/cluster-facts.js';
+import { RunnerMedicError } from './errors.js';
 
 /** A Kubernetes call failed in a way worth retrying (network, 5xx, 429). */
-export class ClusterUnavailableError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
+export class ClusterUnavailableError extends RunnerMedicError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('unavailable', message, options);
     this.name = 'ClusterUnavailableError';
   }
 }

@@ -1,4 +1,5 @@
 import type { GithubObservation } from '../domain/model/observation.js';
+import { RunnerMedicError } from './errors.js';
 
 /** A claimed GitHub delivery: the dedupe keys and the observation it produced. */
 export interface DeliveryRecord {
@@ -30,9 +31,10 @@ export type ClaimOutcome =
   | { status: 'duplicate'; reason: 'published' | 'in-flight' }
   | { status: 'duplicate'; reason: 'same-body'; original: string };
 
-export class StoreError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
+/** The store (DynamoDB) failed a read or write: worth trying again later. */
+export class StoreError extends RunnerMedicError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('unavailable', message, options);
     this.name = 'StoreError';
   }
 }

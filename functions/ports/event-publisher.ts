@@ -1,3 +1,5 @@
+import { RunnerMedicError } from './errors.js';
+
 /** An event for the bus: runner-medic's observations and audit records. */
 export interface BusEvent {
   source: string;
@@ -20,11 +22,19 @@ export function entrySize(event: BusEvent): number {
   );
 }
 
-export class PublishError extends Error {
+/**
+ * Events did not reach the bus: `unavailable` when the bus failed them (try again), `refused` for
+ * an event the bus can never take (too large).
+ */
+export class PublishError extends RunnerMedicError {
   readonly failedCount: number;
 
-  constructor(message: string, failedCount: number, options?: ErrorOptions) {
-    super(message, options);
+  constructor(
+    message: string,
+    failedCount: number,
+    options?: { cause?: unknown; kind?: 'unavailable' | 'refused' },
+  ) {
+    super(options?.kind ?? 'unavailable', message, options);
     this.name = 'PublishError';
     this.failedCount = failedCount;
   }

@@ -1,11 +1,12 @@
 import type { JobAnnotation } from '../domain/classify/annotations.js';
 import type { JobFacts, RepositoryRef, RunFacts } from '../domain/model/observation.js';
 import type { RunnerRegistration } from '../domain/model/facts.js';
+import { RunnerMedicError } from './errors.js';
 
 /** A GitHub call failed in a way worth retrying later (network, 5xx, rate limit past our time). */
-export class GithubUnavailableError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
+export class GithubUnavailableError extends RunnerMedicError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('unavailable', message, options);
     this.name = 'GithubUnavailableError';
   }
 }

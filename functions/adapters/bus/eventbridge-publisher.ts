@@ -29,7 +29,9 @@ export class EventBridgePublisher implements EventPublisher {
   async publish(events: readonly BusEvent[]): Promise<void> {
     for (const event of events) {
       if (entrySize(event) > MAX_ENTRY_BYTES) {
-        throw new PublishError(`${event.detailType} exceeds ${MAX_ENTRY_BYTES} bytes`, 1);
+        throw new PublishError(`${event.detailType} exceeds ${MAX_ENTRY_BYTES} bytes`, 1, {
+          kind: 'refused',
+        });
       }
     }
     for (let i = 0; i < events.length; i += BATCH_SIZE) {

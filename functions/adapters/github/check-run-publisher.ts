@@ -11,6 +11,7 @@ import type { GatewayOctokit, OctokitFactoryOptions } from './octokit-factory.js
 import { OctokitFactory } from './octokit-factory.js';
 import { requestFailureOf } from './request-failure.js';
 import { once, own } from './retry-budget.js';
+import { RunnerMedicError } from '../../ports/errors.js';
 
 const runHeadSchema = z.object({ head_sha: z.string().min(1), html_url: z.string() });
 const checkRunsPageSchema = z.object({
@@ -110,7 +111,7 @@ export class OctokitCheckRunPublisher implements CheckRunPublisher {
     ref: RepoRef,
   ): Promise<{ octokit: GatewayOctokit; owner: string; repo: string }> {
     const [owner, repo] = ref.repo.split('/');
-    if (!owner || !repo) throw new Error(`not owner/name: ${ref.repo}`);
+    if (!owner || !repo) throw new RunnerMedicError('bug', `not owner/name: ${ref.repo}`);
     const id = ref.installationId ?? (await this.installationOf(owner, repo));
     return { octokit: this.octokits.forInstallation(id), owner, repo };
   }
@@ -140,6 +141,7 @@ export function checkRunPublisherFromEnvironment(
 ): { checkRuns: CheckRunPublisher } | undefined {
   const setting = (env.CHECK_RUNS ?? 'on').trim().toLowerCase();
   if (setting === 'off') return undefined;
-  if (setting !== 'on') throw new Error(`CHECK_RUNS: "on" or "off", not "${env.CHECK_RUNS}"`);
+  if (setting !== 'on')
+    throw new RunnerMedicError('config', `CHECK_RUNS: "on" or "off", not "${env.CHECK_RUNS}"`);
   return { checkRuns: new OctokitCheckRunPublisher(options) };
 }

@@ -6,6 +6,7 @@ import { throttling } from '@octokit/plugin-throttling';
 import Bottleneck from 'bottleneck';
 import type { RetryBudget } from './retry-budget.js';
 import { retryBudget } from './retry-budget.js';
+import { RunnerMedicError } from '../../ports/errors.js';
 
 /** Octokit with runner-medic's plugins, in this order (see retry-budget.ts). */
 function gatewayOctokit(budget: RetryBudget) {
@@ -62,9 +63,9 @@ export class OctokitFactory {
   private readonly Client: ReturnType<typeof gatewayOctokit>;
 
   constructor(private readonly options: OctokitFactoryOptions) {
-    if (!options.baseUrl) throw new Error('baseUrl is required');
-    if (!options.appId) throw new Error('appId is required');
-    if (!options.privateKey) throw new Error('privateKey is required');
+    if (!options.baseUrl) throw new RunnerMedicError('config', 'baseUrl is required');
+    if (!options.appId) throw new RunnerMedicError('config', 'appId is required');
+    if (!options.privateKey) throw new RunnerMedicError('config', 'privateKey is required');
     this.write =
       options.writeSpacingMs === undefined
         ? undefined

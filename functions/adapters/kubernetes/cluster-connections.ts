@@ -6,6 +6,7 @@ import {
   type ClusterGateway,
   type ClusterGateways,
 } from '../../ports/cluster-gateway.js';
+import { RunnerMedicError } from '../../ports/errors.js';
 import type { SecretClients } from '../secrets/secret-reader.js';
 import {
   kubeconfigConnection,
@@ -49,10 +50,10 @@ export interface ClusterConnectionsOptions {
   gateway?: Pick<KubeClusterGatewayOptions, 'pageSize' | 'requestTimeoutMs' | 'onUnparseable'>;
 }
 
-/** The cluster name is not configured: runner-medic must not act there. */
-export class UnknownClusterError extends Error {
+/** The cluster name is not configured: runner-medic refuses to act there. */
+export class UnknownClusterError extends RunnerMedicError {
   constructor(cluster: string) {
-    super(`cluster ${JSON.stringify(cluster)} is not configured`);
+    super('refused', `cluster ${JSON.stringify(cluster)} is not configured`);
     this.name = 'UnknownClusterError';
   }
 }
@@ -136,7 +137,10 @@ export function connectionFor(
     case 'eks': {
       const eks = options.eks;
       if (!eks) {
-        const missing = new Error(`cluster ${name} uses EKS auth but no EKS client is configured`);
+        const missing = new RunnerMedicError(
+          'config',
+          `cluster ${name} uses EKS auth but no EKS client is configured`,
+        );
         return { resolve: () => Promise.reject(missing), invalidate: () => undefined };
       }
       return eksConnection({

@@ -1,5 +1,6 @@
 import { DescribeClusterCommand, type EKSClient } from '@aws-sdk/client-eks';
 import { KubeConfig } from '@kubernetes/client-node';
+import { RunnerMedicError } from '../../ports/errors.js';
 
 export interface EksEndpoint {
   /** `https://….eks.amazonaws.com` */
@@ -14,7 +15,8 @@ export async function describeEksCluster(client: EKSClient, name: string): Promi
   const endpoint = out.cluster?.endpoint;
   const caData = out.cluster?.certificateAuthority?.data;
   if (!endpoint || !caData) {
-    throw new Error(
+    throw new RunnerMedicError(
+      'bad-response',
       `EKS cluster ${name} has no endpoint or CA yet (status ${out.cluster?.status})`,
     );
   }

@@ -1,22 +1,23 @@
 import { ApiException } from '@kubernetes/client-node';
 import { ClusterUnavailableError } from '../../ports/cluster-gateway.js';
+import { RunnerMedicError } from '../../ports/errors.js';
 
 /** A Kubernetes call refused for a reason a retry will not fix (400, 401, 403, 422 …). */
-export class ClusterRequestError extends Error {
+export class ClusterRequestError extends RunnerMedicError {
   constructor(
     message: string,
     readonly code: number,
-    options?: ErrorOptions,
+    options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super('refused', message, options);
     this.name = 'ClusterRequestError';
   }
 }
 
 /** The API returned an object the domain parsers cannot read. */
-export class KubeObjectParseError extends Error {
-  constructor(message: string) {
-    super(message);
+export class KubeObjectParseError extends RunnerMedicError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('bad-response', message, options);
     this.name = 'KubeObjectParseError';
   }
 }

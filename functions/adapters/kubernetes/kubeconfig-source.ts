@@ -1,6 +1,7 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Clock } from '../../ports/clock.js';
 import { createSecretReader, type SecretClients } from '../secrets/secret-reader.js';
+import { RunnerMedicError } from '../../ports/errors.js';
 
 /** Where a kubeconfig document is kept in AWS. */
 export type KubeconfigSecret =
@@ -32,12 +33,19 @@ export function kubeConfigFromString(
   kc.loadFromString(document);
   if (options.context) kc.setCurrentContext(options.context);
   if (!kc.getContextObject(kc.getCurrentContext())) {
-    throw new Error(`the kubeconfig has no context ${JSON.stringify(kc.getCurrentContext())}`);
+    throw new RunnerMedicError(
+      'config',
+      `the kubeconfig has no context ${JSON.stringify(kc.getCurrentContext())}`,
+    );
   }
-  if (!kc.getCurrentCluster()) throw new Error('the kubeconfig context names no known cluster');
+  if (!kc.getCurrentCluster())
+    throw new RunnerMedicError('config', 'the kubeconfig context names no known cluster');
   const user = kc.getCurrentUser();
   if (!options.allowExec && (user?.exec || user?.authProvider)) {
-    throw new Error(`the kubeconfig user ${user.name} needs an exec or auth-provider plugin`);
+    throw new RunnerMedicError(
+      'config',
+      `the kubeconfig user ${user.name} needs an exec or auth-provider plugin`,
+    );
   }
   return kc;
 }

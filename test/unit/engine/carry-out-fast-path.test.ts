@@ -1,6 +1,12 @@
 import type { Action } from '../../../functions/domain/model/action.js';
 import { carryOut } from '../../../functions/engine/carry-out.js';
 import type { ClusterGateways } from '../../../functions/ports/cluster-gateway.js';
+import { UnknownClusterError } from '../../../functions/adapters/kubernetes/cluster-connections.js';
+import {
+  GithubRequestError,
+  GithubResponseError,
+} from '../../../functions/adapters/github/github-errors.js';
+import { GithubUnavailableError } from '../../../functions/ports/github-gateway.js';
 import type {
   AttemptPrecondition,
   GithubGateway,
@@ -10,7 +16,7 @@ import type {
 
 /** The port, answering as the adapter would; only what these actions call. */
 function github(answers: {
-  cancel?: GithubMutation;
+  cancel?: GithubMutation | Error;
   deprecation?: RunnerVersionDeprecation | null | Error;
 }): { port: GithubGateway; asked: unknown[] } {
   const asked: unknown[] = [];
@@ -19,6 +25,7 @@ function github(answers: {
       if (name === 'cancelRun')
         return async (_ref: unknown, expected: AttemptPrecondition) => {
           asked.push(expected);
+          if (answers.cancel instanceof Error) throw answers.cancel;
           return answers.cancel ?? { result: 'done' };
         };
       if (name === 'runnerVersionDeprecation')
@@ -120,5 +127,38 @@ describe('carrying out the fast path and the deprecation report', () => {
     expect((await carryOut(report('2.328.0'), noClusters, failing)).detail).toMatch(
       /deprecation dates could not be read \(503\)/,
     );
+  });
+
+  it('reads a failure by its kind: unavailable fails, refused gives up, the rest is thrown', async () => {
+    const failing = (error: Error) => carryOut(cancel, noClusters, github({ cancel: error }).port);
+    const down = new GithubUnavailableError('503 Service Unavailable');
+    expect(await failing(down)).toEqual({
+      outcome: 'failed',
+      detail: '503 Service Unavailable',
+      error: down,
+    });
+    expect(await failing(new GithubRequestError('403 Resource not accessible', 403))).toEqual({
+      outcome: 'gave-up',
+      detail: 'GithubRequestError: 403 Resource not accessible',
+    });
+    const clusters = {
+      forCluster: () => Promise.reject(new UnknownClusterError('eks-other')),
+    } as unknown as ClusterGateways;
+    const deletePod = action({
+      kind: 'delete-pod',
+      cluster: 'eks-other',
+      namespace: 'arc-runners',
+      name: 'p',
+      uid: 'u',
+      force: false,
+    });
+    expect(await carryOut(deletePod, clusters, github({}).port)).toEqual({
+      outcome: 'gave-up',
+      detail: 'UnknownClusterError: cluster "eks-other" is not configured',
+    });
+    await expect(failing(new GithubResponseError('unexpected response at id'))).rejects.toThrow(
+      'unexpected response at id',
+    );
+    await expect(failing(new TypeError('a bug'))).rejects.toThrow('a bug');
   });
 });
