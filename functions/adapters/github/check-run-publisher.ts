@@ -10,6 +10,7 @@ import type { RepoRef } from '../../ports/github-gateway.js';
 import type { GatewayOctokit, OctokitFactoryOptions } from './octokit-factory.js';
 import { OctokitFactory } from './octokit-factory.js';
 import { requestFailureOf } from './request-failure.js';
+import { PER_PAGE, asSent, ownEachPage } from './pages.js';
 import { once, own } from './retry-budget.js';
 import { RunnerMedicError } from '../../ports/errors.js';
 
@@ -21,8 +22,6 @@ const checkRunsPageSchema = z.object({
 const createdSchema = z.object({ id: z.number() });
 const installationSchema = z.object({ id: z.number() });
 
-/** Check runs per page of GitHub's list (its maximum). */
-const PER_PAGE = 100;
 /** More than this many runner-medic check runs on one commit is not looked through. */
 const MAX_PAGES = 10;
 
@@ -88,21 +87,20 @@ export class OctokitCheckRunPublisher implements CheckRunPublisher {
     sha: string,
     externalId: string,
   ): Promise<number | null> {
-    for (let page = 1; page <= MAX_PAGES; page++) {
-      const response = await octokit.request('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', {
-        ...own(),
-        owner,
-        repo,
-        ref: sha,
-        check_name: CHECK_RUN_NAME,
-        filter: 'all',
-        per_page: PER_PAGE,
-        page,
-      });
-      const { check_runs: runs } = checkRunsPageSchema.parse(response.data);
+    const pages = octokit.paginate.iterator(ownEachPage(octokit.rest.checks.listForRef), {
+      owner,
+      repo,
+      ref: sha,
+      check_name: CHECK_RUN_NAME,
+      filter: 'all',
+      per_page: PER_PAGE,
+    });
+    let page = 0;
+    for await (const response of pages) {
+      const { check_runs: runs } = checkRunsPageSchema.parse(asSent(response.data, 'check_runs'));
       const match = runs.find((r) => r.external_id === externalId);
       if (match) return match.id;
-      if (runs.length < PER_PAGE) return null;
+      if (++page >= MAX_PAGES) return null;
     }
     return null;
   }

@@ -18,8 +18,7 @@ import {
   toJobFacts,
   toRunFacts,
 } from '../../domain/model/github-objects.js';
-import { collectPages, PER_PAGE } from './collect-pages.js';
-import { GithubRequestError } from './github-errors.js';
+import { GithubRequestError, GithubResponseError } from './github-errors.js';
 import {
   annotationsPageSchema,
   deliveriesPageSchema,
@@ -33,6 +32,7 @@ import {
   toRunnerRegistration,
 } from './github-responses.js';
 import { refusalOutcome } from './mutation-outcome.js';
+import { PER_PAGE, asSent, hasNextPage, ownEachPage } from './pages.js';
 import { once, own } from './retry-budget.js';
 import type { GatewayOctokit, OctokitFactoryOptions } from './octokit-factory.js';
 import { OctokitFactory } from './octokit-factory.js';
@@ -47,6 +47,9 @@ import {
   runsPageSchema,
   toRepositoryRef,
 } from './repository-responses.js';
+
+/** A list longer than this many pages is no list runner-medic should read in one invocation. */
+const MAX_PAGES = 1000;
 
 export interface GithubGatewayOptions extends OctokitFactoryOptions {
   /** Reads `x-ratelimit-reset` against it. @default the system clock */
@@ -165,42 +168,33 @@ export class OctokitGithubGateway implements GithubGateway {
   async listJobs(ref: RepoRef, runId: number): Promise<JobFacts[]> {
     const t = await this.target(ref);
     const what = `list jobs of run ${runId} in ${ref.repo}`;
-    return collectPages(async (page) => {
-      const response = await this.read(t, what, () =>
-        t.octokit.rest.actions.listJobsForWorkflowRun({
-          ...own(),
-          owner: t.owner,
-          repo: t.repo,
-          run_id: checkedId(runId),
-          filter: 'latest',
-          per_page: PER_PAGE,
-          page,
-        }),
-      );
-      if (!response) return { items: [], link: undefined };
-      const body = parseBody(jobsPageSchema, response.data, what);
-      return { items: body.jobs.map(toJobFacts), link: response.headers.link };
-    });
+    const pages = t.octokit.paginate.iterator(
+      ownEachPage(t.octokit.rest.actions.listJobsForWorkflowRun),
+      {
+        owner: t.owner,
+        repo: t.repo,
+        run_id: checkedId(runId),
+        filter: 'latest',
+        per_page: PER_PAGE,
+      },
+    );
+    return this.listAll(t, what, pages, (data) =>
+      parseBody(jobsPageSchema, asSent(data, 'jobs'), what).jobs.map(toJobFacts),
+    );
   }
 
   async listAnnotations(ref: RepoRef, jobId: number): Promise<JobAnnotation[]> {
     const t = await this.target(ref);
     const what = `list annotations of job ${jobId} in ${ref.repo}`;
-    return collectPages(async (page) => {
-      const response = await this.read(t, what, () =>
-        t.octokit.rest.checks.listAnnotations({
-          ...own(),
-          owner: t.owner,
-          repo: t.repo,
-          check_run_id: checkedId(jobId),
-          per_page: PER_PAGE,
-          page,
-        }),
-      );
-      if (!response) return { items: [], link: undefined };
-      const body = parseBody(annotationsPageSchema, response.data, what);
-      return { items: body.map(toJobAnnotation), link: response.headers.link };
+    const pages = t.octokit.paginate.iterator(ownEachPage(t.octokit.rest.checks.listAnnotations), {
+      owner: t.owner,
+      repo: t.repo,
+      check_run_id: checkedId(jobId),
+      per_page: PER_PAGE,
     });
+    return this.listAll(t, what, pages, (data) =>
+      parseBody(annotationsPageSchema, data, what).map(toJobAnnotation),
+    );
   }
 
   async listRunners(
@@ -208,35 +202,25 @@ export class OctokitGithubGateway implements GithubGateway {
     installationId: number | null,
   ): Promise<RunnerRegistration[]> {
     const { id, ...t } = await this.scope(owner, installationId);
-    const octokit = t.octokit;
+    const { actions } = t.octokit.rest;
     const what = `list runners of ${describe(owner)}`;
-    return collectPages(async (page) => {
-      const call = () => {
-        if ('org' in owner) {
-          return octokit.rest.actions.listSelfHostedRunnersForOrg({
-            ...own(),
+    const perPage = { per_page: PER_PAGE };
+    const pages =
+      'org' in owner
+        ? t.octokit.paginate.iterator(ownEachPage(actions.listSelfHostedRunnersForOrg), {
             org: owner.org,
-            per_page: PER_PAGE,
-            page,
+            ...perPage,
+          })
+        : t.octokit.paginate.iterator(ownEachPage(actions.listSelfHostedRunnersForRepo), {
+            owner: splitRepo(owner.repo)[0],
+            repo: splitRepo(owner.repo)[1],
+            ...perPage,
           });
-        }
-        const [o, r] = splitRepo(owner.repo);
-        return octokit.rest.actions.listSelfHostedRunnersForRepo({
-          ...own(),
-          owner: o,
-          repo: r,
-          per_page: PER_PAGE,
-          page,
-        });
-      };
-      const response = await this.read(t, what, call);
-      if (!response) return { items: [], link: undefined };
-      const body = parseBody(runnersPageSchema, response.data, what);
-      return {
-        items: body.runners.map((runner) => toRunnerRegistration(runner, owner, id)),
-        link: response.headers.link,
-      };
-    });
+    return this.listAll(t, what, pages, (data) =>
+      parseBody(runnersPageSchema, asSent(data, 'runners'), what).runners.map((runner) =>
+        toRunnerRegistration(runner, owner, id),
+      ),
+    );
   }
 
   async deleteRunner(
@@ -268,23 +252,23 @@ export class OctokitGithubGateway implements GithubGateway {
     const app = this.octokits.forApp();
     const what = 'list webhook deliveries';
     const out: WebhookDeliveryAttempt[] = [];
-    let cursor: string | undefined;
+    const listing = app.paginate.iterator(ownEachPage(app.rest.apps.listWebhookDeliveries), {
+      per_page: PER_PAGE,
+    });
+    const pages = listing[Symbol.asyncIterator]();
     for (;;) {
-      let response: { data: unknown; headers: { link?: string } };
+      let next: IteratorResult<{ data: unknown }>;
       try {
-        response = await app.rest.apps.listWebhookDeliveries({
-          ...own(),
-          per_page: 100,
-          ...(cursor ? { cursor } : {}),
-        });
+        next = await pages.next();
       } catch (error) {
         throw unavailableOrRequestError(error, what, this.clock.now());
       }
-      const page = parseBody(deliveriesPageSchema, response.data, what).map(toDeliveryAttempt);
+      if (next.done) return out;
+      const page = parseBody(deliveriesPageSchema, next.value.data, what).map(toDeliveryAttempt);
       out.push(...page.filter((d) => d.deliveredAt >= since));
-      cursor = /[?&]cursor=([^&>]+)[^>]*>;\s*rel="next"/.exec(response.headers.link ?? '')?.[1];
-      const oldest = page[page.length - 1];
-      if (!cursor || !oldest || oldest.deliveredAt < since) return out;
+      // Newest first: once a page reaches back past `since`, the pages after it are older still.
+      const oldest = page.at(-1);
+      if (!oldest || oldest.deliveredAt < since) return out;
     }
   }
 
@@ -453,6 +437,30 @@ export class OctokitGithubGateway implements GithubGateway {
     } catch (typed) {
       if (typed instanceof GithubRequestError) scope.forget();
       throw typed;
+    }
+  }
+
+  /**
+   * Every item of a list, page by page through the paginate plugin's iterator (which follows
+   * GitHub's `Link: rel="next"`): a 404 for the target or an empty page ends it, and a list
+   * longer than MAX_PAGES pages is refused rather than read without end.
+   */
+  private async listAll<T>(
+    scope: Scope,
+    what: string,
+    pages: AsyncIterable<{ data: unknown; headers: { link?: string } }>,
+    itemsOf: (data: unknown) => T[],
+  ): Promise<T[]> {
+    const all: T[] = [];
+    const iterator = pages[Symbol.asyncIterator]();
+    for (let page = 1; ; page++) {
+      const next = await this.read(scope, what, () => iterator.next());
+      if (!next || next.done) return all;
+      const items = itemsOf(next.value.data);
+      all.push(...items);
+      if (items.length === 0) return all;
+      if (page >= MAX_PAGES && hasNextPage(next.value.headers.link))
+        throw new GithubResponseError(`${what}: more than ${MAX_PAGES} pages`);
     }
   }
 

@@ -1,5 +1,6 @@
 import { createAppAuth } from '@octokit/auth-app';
 import { Octokit } from '@octokit/core';
+import { paginateRest } from '@octokit/plugin-paginate-rest';
 import { restEndpointMethods } from '@octokit/plugin-rest-endpoint-methods';
 import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
@@ -10,7 +11,7 @@ import { RunnerMedicError } from '../../ports/errors.js';
 
 /** Octokit with runner-medic's plugins, in this order (see retry-budget.ts). */
 function gatewayOctokit(budget: RetryBudget) {
-  return Octokit.plugin(retryBudget(budget), restEndpointMethods, retry, throttling);
+  return Octokit.plugin(retryBudget(budget), restEndpointMethods, paginateRest, retry, throttling);
 }
 export type GatewayOctokit = InstanceType<ReturnType<typeof gatewayOctokit>>;
 

@@ -19,10 +19,12 @@ function tampering() {
     const path = new URL(input instanceof Request ? input.url : String(input)).pathname;
     const rule = rules.find((r) => r.path.test(path));
     if (!rule || response.status >= 300) return response;
-    return new Response(rule.edit(await response.text()), {
+    const edited = new Response(rule.edit(await response.text()), {
       status: response.status,
       headers: response.headers,
     });
+    // A response fetch returns always names its URL (octokit's paginate reads it); keep it.
+    return Object.defineProperty(edited, 'url', { value: response.url });
   };
   return { rules, tamperedFetch };
 }
