@@ -1,17 +1,12 @@
 import { z } from 'zod';
-import type { JobFacts, RunFacts } from './observation.js';
+import { githubId, type JobFacts, type RunFacts } from './observation.js';
 
 /**
  * GitHub's workflow job and run objects, as webhooks and the REST API both carry them, parsed
  * into runner-medic's facts. Ids exceed 2^31 but stay exact below 2^53.
  */
-/**
- * GitHub's delivery ids (`X-GitHub-Delivery`) are UUIDs, 36 characters; anything much longer is
- * refused before it reaches a store key (DynamoDB keys stop at 2,048 bytes).
- */
-export const MAX_DELIVERY_ID_LENGTH = 128;
+export { MAX_DELIVERY_ID_LENGTH, githubId } from './observation.js';
 
-export const githubId = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 const text = z.string().nullable();
 
 export const githubJobSchema = z.object({

@@ -1,13 +1,108 @@
+import { z } from 'zod';
+
 /**
  * Observations are facts runner-medic has seen, in its own words. The webhook ingress turns GitHub
- * deliveries into these; the remediate function reads them back off the bus.
+ * deliveries into these; the remediate function reads them back off the bus. The schemas below
+ * are their one definition: the types come from them, and the remediate input parses with them.
  * Ids are plain numbers: GitHub ids exceed 2^31 but stay far below 2^53.
  */
 
 export const OBSERVATION_SOURCE = 'runner-medic';
 
-export type JobObservationKind = 'job.queued' | 'job.waiting' | 'job.started' | 'job.completed';
-export type ObservationKind = JobObservationKind | 'run.completed';
+/** A GitHub id (job, run, runner, installation, repository): exact below 2^53. */
+export const githubId = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+
+/**
+ * GitHub's delivery ids (`X-GitHub-Delivery`) are UUIDs, 36 characters; anything much longer is
+ * refused before it reaches a store key (DynamoDB keys stop at 2,048 bytes).
+ */
+export const MAX_DELIVERY_ID_LENGTH = 128;
+
+/**
+ * Every field is bounded: GitHub's own limits (a login is at most 39 characters, a repository
+ * name 100, ids stay below 2^53, a run has far fewer than 1,000 attempts) with headroom. Anything
+ * outside is rejected with a reason when read, never thrown later by the store or a key builder.
+ */
+const MAX_TEXT = 1024;
+const MAX_URL = 2048;
+const MAX_ATTEMPT = 1000;
+const text = (max: number) => z.string().max(max);
+const nullableText = text(MAX_TEXT).nullable();
+const time = text(64);
+const status = text(64);
+const attempt = z.number().int().positive().max(MAX_ATTEMPT);
+
+const repositoryRefSchema = z.object({
+  id: githubId,
+  /** `owner/name` */
+  fullName: z.string().min(3).max(140),
+  owner: z.string().min(1).max(39),
+  name: z.string().min(1).max(100),
+});
+
+const jobFactsSchema = z.object({
+  jobId: githubId,
+  runId: githubId,
+  runAttempt: attempt,
+  name: text(MAX_TEXT),
+  workflowName: nullableText,
+  headBranch: nullableText,
+  /** `runs-on` labels; for an ARC scale set, its name. */
+  labels: z.array(text(256)).max(100),
+  status,
+  conclusion: status.nullable(),
+  runnerId: githubId.nullable(),
+  runnerName: nullableText,
+  runnerGroupId: githubId.nullable(),
+  runnerGroupName: nullableText,
+  htmlUrl: text(MAX_URL),
+  /** Absent only in very old payloads; then `startedAt` stands in. */
+  createdAt: time.nullable(),
+  startedAt: time.nullable(),
+  completedAt: time.nullable(),
+});
+
+const runFactsSchema = z.object({
+  runId: githubId,
+  runAttempt: attempt,
+  name: nullableText,
+  status,
+  conclusion: status.nullable(),
+  event: status.nullable(),
+  htmlUrl: text(MAX_URL),
+  createdAt: time,
+  updatedAt: time,
+  runStartedAt: time.nullable(),
+});
+
+const observationBase = {
+  /** `X-GitHub-Delivery`. */
+  deliveryId: z.string().min(1).max(MAX_DELIVERY_ID_LENGTH),
+  installationId: githubId.nullable(),
+  repository: repositoryRefSchema,
+  /** When runner-medic received it (ISO 8601). */
+  receivedAt: time,
+};
+
+const jobObservation = <K extends string>(kind: K) =>
+  z.object({ kind: z.literal(kind), ...observationBase, job: jobFactsSchema });
+
+/** An observation as it travels on the bus (EventBridge `detail`), bounded in every field. */
+export const githubObservationSchema = z.discriminatedUnion('kind', [
+  jobObservation('job.queued'),
+  jobObservation('job.waiting'),
+  jobObservation('job.started'),
+  jobObservation('job.completed'),
+  z.object({ kind: z.literal('run.completed'), ...observationBase, run: runFactsSchema }),
+]);
+
+export type RepositoryRef = z.infer<typeof repositoryRefSchema>;
+export type JobFacts = z.infer<typeof jobFactsSchema>;
+export type RunFacts = z.infer<typeof runFactsSchema>;
+export type GithubObservation = z.infer<typeof githubObservationSchema>;
+export type ObservationKind = GithubObservation['kind'];
+export type JobObservation = Exclude<GithubObservation, { kind: 'run.completed' }>;
+export type JobObservationKind = JobObservation['kind'];
 
 /** EventBridge `detail-type` for each observation kind. */
 export const DETAIL_TYPES: Record<ObservationKind, string> = {
@@ -17,67 +112,3 @@ export const DETAIL_TYPES: Record<ObservationKind, string> = {
   'job.completed': 'GitHub Job Completed',
   'run.completed': 'GitHub Run Completed',
 };
-
-export interface RepositoryRef {
-  id: number;
-  /** `owner/name` */
-  fullName: string;
-  owner: string;
-  name: string;
-}
-
-export interface JobFacts {
-  jobId: number;
-  runId: number;
-  runAttempt: number;
-  name: string;
-  workflowName: string | null;
-  headBranch: string | null;
-  /** `runs-on` labels; for an ARC scale set, its name. */
-  labels: string[];
-  status: string;
-  conclusion: string | null;
-  runnerId: number | null;
-  runnerName: string | null;
-  runnerGroupId: number | null;
-  runnerGroupName: string | null;
-  htmlUrl: string;
-  /** Absent only in very old payloads; then `startedAt` stands in. */
-  createdAt: string | null;
-  startedAt: string | null;
-  completedAt: string | null;
-}
-
-export interface RunFacts {
-  runId: number;
-  runAttempt: number;
-  name: string | null;
-  status: string;
-  conclusion: string | null;
-  event: string | null;
-  htmlUrl: string;
-  createdAt: string;
-  updatedAt: string;
-  runStartedAt: string | null;
-}
-
-interface ObservationBase {
-  /** `X-GitHub-Delivery`. */
-  deliveryId: string;
-  installationId: number | null;
-  repository: RepositoryRef;
-  /** When runner-medic received it (ISO 8601). */
-  receivedAt: string;
-}
-
-export interface JobObservation extends ObservationBase {
-  kind: JobObservationKind;
-  job: JobFacts;
-}
-
-export interface RunObservation extends ObservationBase {
-  kind: 'run.completed';
-  run: RunFacts;
-}
-
-export type GithubObservation = JobObservation | RunObservation;
