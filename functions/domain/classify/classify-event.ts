@@ -6,7 +6,8 @@ import {
   resourceKind,
 } from '../parse/eviction-message.js';
 import type { Loss, LossCause, NodeSignal, NodeWarningKind, RunnerWarning } from '../model/loss.js';
-import { isRunnerPod, scaleSetOf } from '../correlate/runner-guard.js';
+import { scaleSetOf } from '../correlate/runner-guard.js';
+import { runnerLoss } from './runner-loss.js';
 
 export type EventClassification =
   | { kind: 'loss'; loss: Loss }
@@ -204,23 +205,23 @@ export function classifyEvent(ev: KubeEvent): EventClassification {
     };
   const cause = podCause(ev);
   if (!cause) return { kind: 'ignored', reason: `pod event ${ev.reason} is not a loss` };
+  const labelled = Object.keys(obj.labels).length > 0 || obj.ownerReferences.length > 0;
   return {
     kind: 'loss',
-    loss: {
-      cluster: ev.cluster,
-      namespace,
-      runnerName: obj.name,
-      podUid: obj.uid,
-      nodeName: ev.sourceHost,
-      scaleSet: scaleSetOf(obj),
+    loss: runnerLoss(
+      {
+        cluster: ev.cluster,
+        namespace,
+        runnerName: obj.name,
+        podUid: obj.uid,
+        nodeName: ev.sourceHost,
+        scaleSet: scaleSetOf(obj),
+        cause,
+        signal,
+        at: ev.at,
+      },
       // Without the exporter's lookup the event carries no labels: unknown, not false.
-      ownedByArc:
-        Object.keys(obj.labels).length === 0 && obj.ownerReferences.length === 0
-          ? null
-          : isRunnerPod(obj),
-      cause,
-      signal,
-      at: ev.at,
-    },
+      { pod: labelled ? obj : null },
+    ),
   };
 }

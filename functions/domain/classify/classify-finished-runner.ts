@@ -1,15 +1,17 @@
 import type { EphemeralRunner, Pod } from '../model/cluster-facts.js';
 import type { JobRecord } from '../model/facts.js';
 import type { Loss } from '../model/loss.js';
-import { isArcOwned, isRunnerPod, scaleSetOf } from '../correlate/runner-guard.js';
+import { scaleSetOf } from '../correlate/runner-guard.js';
+import { runnerLoss } from './runner-loss.js';
 
 /** A runner exits seconds after its job; still alive this long after, it never will. */
 export const STUCK_AFTER_JOB_MS = 60_000;
 
 /**
  * An ephemeral runner runs one job. Its job has completed, yet its EphemeralRunner is not being
- * deleted and its pod is still live: a hung runner (#4603) or a re-created pod with a spent JIT
- * config (#4588). Either way it holds a slot that ARC will not free.
+ * deleted and its pod is still live: a hung runner (actions-runner-controller#4603) or a re-created
+ * pod with a spent JIT config (actions-runner-controller#4588). Either way it holds a slot that
+ * ARC will not free.
  */
 export function classifyFinishedRunner(
   er: EphemeralRunner,
@@ -28,19 +30,21 @@ export function classifyFinishedRunner(
   if (!done) return null;
   const at = done.at + STUCK_AFTER_JOB_MS;
   if (now < at) return null;
-  return {
-    cluster: er.cluster,
-    namespace: er.metadata.namespace,
-    runnerName: name,
-    podUid: pod.metadata.uid || null,
-    nodeName: pod.nodeName,
-    scaleSet: scaleSetOf(er.metadata),
-    ownedByArc: isArcOwned(er.metadata) && isRunnerPod(pod.metadata),
-    cause: { kind: 'runner-stuck' },
-    signal: {
-      source: 'runner-status',
-      detail: `job ${done.j.job.jobId} ended ${done.j.job.conclusion ?? ''} at ${done.j.job.completedAt ?? ''}, pod still ${pod.phase ?? 'present'}`,
+  return runnerLoss(
+    {
+      cluster: er.cluster,
+      namespace: er.metadata.namespace,
+      runnerName: name,
+      podUid: pod.metadata.uid || null,
+      nodeName: pod.nodeName,
+      scaleSet: scaleSetOf(er.metadata),
+      cause: { kind: 'runner-stuck' },
+      signal: {
+        source: 'runner-status',
+        detail: `job ${done.j.job.jobId} ended ${done.j.job.conclusion ?? ''} at ${done.j.job.completedAt ?? ''}, pod still ${pod.phase ?? 'present'}`,
+      },
+      at,
     },
-    at,
-  };
+    { pod: pod.metadata, er: er.metadata },
+  );
 }

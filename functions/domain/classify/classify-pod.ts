@@ -1,7 +1,9 @@
 import type { EphemeralRunner, Pod } from '../model/cluster-facts.js';
 import { parseLowResource, parseNodeCondition } from '../parse/eviction-message.js';
 import type { Loss, LossCause, Signal } from '../model/loss.js';
-import { isArcOwned, isRunnerPod, scaleSetOf } from '../correlate/runner-guard.js';
+import { scaleSetOf } from '../correlate/runner-guard.js';
+import { runnerLoss } from './runner-loss.js';
+import { isoTime } from '../model/iso-time.js';
 
 const SHUTDOWN_REASONS = new Set(['Terminated', 'NodeShutdown', 'Shutdown']);
 
@@ -82,55 +84,63 @@ export function classifyPod(pod: Pod): Loss | null {
     pod.conditions.find((c) => c.type === 'Ready' && c.status !== 'True')?.lastTransitionTime ??
     pod.metadata.deletionTimestamp ??
     null;
-  return {
-    cluster: pod.cluster,
-    namespace: pod.metadata.namespace,
-    runnerName: pod.metadata.name,
-    podUid: pod.metadata.uid || null,
-    nodeName: pod.nodeName,
-    scaleSet: scaleSetOf(pod.metadata),
-    ownedByArc: isRunnerPod(pod.metadata),
-    cause: found.cause,
-    signal: found.signal,
-    at,
-  };
+  return runnerLoss(
+    {
+      cluster: pod.cluster,
+      namespace: pod.metadata.namespace,
+      runnerName: pod.metadata.name,
+      podUid: pod.metadata.uid || null,
+      nodeName: pod.nodeName,
+      scaleSet: scaleSetOf(pod.metadata),
+      cause: found.cause,
+      signal: found.signal,
+      at,
+    },
+    { pod: pod.metadata },
+  );
 }
 
 /** An EphemeralRunner in `phase: Failed` (InvalidPod; TooManyPodFailures ≤ 0.11) holds a slot. */
 export function classifyEphemeralRunner(er: EphemeralRunner): Loss | null {
   if (er.phase !== 'Failed') return null;
-  return {
-    cluster: er.cluster,
-    namespace: er.metadata.namespace,
-    runnerName: er.metadata.name,
-    podUid: null,
-    nodeName: null,
-    scaleSet: scaleSetOf(er.metadata),
-    ownedByArc: isArcOwned(er.metadata),
-    cause: { kind: 'runner-failed', reason: er.reason },
-    signal: {
-      source: 'runner-status',
-      detail: `EphemeralRunner phase Failed/${er.reason ?? '?'}: ${er.message ?? ''}`,
+  return runnerLoss(
+    {
+      cluster: er.cluster,
+      namespace: er.metadata.namespace,
+      runnerName: er.metadata.name,
+      scaleSet: scaleSetOf(er.metadata),
+      cause: { kind: 'runner-failed', reason: er.reason },
+      signal: {
+        source: 'runner-status',
+        detail: `EphemeralRunner phase Failed/${er.reason ?? '?'}: ${er.message ?? ''}`,
+      },
+      at: null,
     },
-    at: null,
-  };
+    { er: er.metadata },
+  );
 }
 
 /**
- * The EphemeralRunner exists, is not done, and a listing taken at `listedAt` found no pod of its
- * name: ARC would re-create it with a spent JIT config (#4588).
+ * The EphemeralRunner exists and its pod was looked up and found missing since `since`: ARC would
+ * re-create it with a spent JIT config (actions-runner-controller#4588). `scaleSet`: the runner's,
+ * as correlate knows it (its EphemeralRunner's label, else its cached job fields).
  */
-export function classifyMissingPod(er: EphemeralRunner, listedAt: number): Loss {
-  return {
-    cluster: er.cluster,
-    namespace: er.metadata.namespace,
-    runnerName: er.metadata.name,
-    podUid: null,
-    nodeName: null,
-    scaleSet: scaleSetOf(er.metadata),
-    ownedByArc: isArcOwned(er.metadata),
-    cause: { kind: 'pod-not-found' },
-    signal: { source: 'listing', detail: `no pod named ${er.metadata.name} in the listing` },
-    at: listedAt,
-  };
+export function classifyMissingPod(
+  er: EphemeralRunner,
+  since: number,
+  scaleSet: string | null,
+): Loss {
+  const runnerName = er.metadata.name;
+  return runnerLoss(
+    {
+      cluster: er.cluster,
+      namespace: er.metadata.namespace,
+      runnerName,
+      scaleSet,
+      cause: { kind: 'pod-not-found' },
+      signal: { source: 'listing', detail: `pod ${runnerName} not found since ${isoTime(since)}` },
+      at: since,
+    },
+    { er: er.metadata },
+  );
 }

@@ -2,7 +2,8 @@ import type { EphemeralRunner, Pod } from '../model/cluster-facts.js';
 import type { RunnerRegistration } from '../model/facts.js';
 import type { Loss } from '../model/loss.js';
 import { isoTime as iso } from '../model/iso-time.js';
-import { isArcOwned, isRunnerPod, scaleSetOf } from '../correlate/runner-guard.js';
+import { scaleSetOf } from '../correlate/runner-guard.js';
+import { runnerLoss } from './runner-loss.js';
 
 /** ARC's longest retry backoff is 80 s; a failure this recent explains a re-created pod. */
 const RETRY_WINDOW_MS = 300_000;
@@ -10,27 +11,30 @@ const RETRY_WINDOW_MS = 300_000;
 export const OFFLINE_AFTER_START_MS = 120_000;
 
 function lossOf(er: EphemeralRunner, pod: Pod, detail: string, at: number): Loss {
-  return {
-    cluster: pod.cluster,
-    namespace: pod.metadata.namespace,
-    runnerName: pod.metadata.name,
-    podUid: pod.metadata.uid || null,
-    nodeName: pod.nodeName,
-    scaleSet: scaleSetOf(pod.metadata),
-    ownedByArc: isRunnerPod(pod.metadata) && isArcOwned(er.metadata),
-    cause: { kind: 'pod-not-found' },
-    signal: { source: 'listing', detail },
-    at,
-  };
+  return runnerLoss(
+    {
+      cluster: pod.cluster,
+      namespace: pod.metadata.namespace,
+      runnerName: pod.metadata.name,
+      podUid: pod.metadata.uid || null,
+      nodeName: pod.nodeName,
+      scaleSet: scaleSetOf(pod.metadata),
+      cause: { kind: 'pod-not-found' },
+      signal: { source: 'listing', detail },
+      at,
+    },
+    { pod: pod.metadata, er: er.metadata },
+  );
 }
 
 const live = (pod: Pod) => pod.phase !== 'Failed' && pod.phase !== 'Succeeded';
 
 /**
  * ARC ≥ 0.12 re-creates a NotFound pod without checking whether its EphemeralRunner already took a
- * job (#4588): the new pod reuses the spent JIT config and never works. Evidence: the ER's job
- * fields were cached before a listing found the pod missing, and the live pod was created after
- * that, with no `failures` entry (ARC's own retry of a Failed pod) to explain it.
+ * job (actions-runner-controller#4588): the new pod reuses the spent JIT config and never works.
+ * Evidence: the ER's job fields were cached before a listing found the pod missing, and the live
+ * pod was created after that, with no `failures` entry (ARC's own retry of a Failed pod) to
+ * explain it.
  */
 export function classifyRecreatedPod(
   er: EphemeralRunner,
@@ -48,7 +52,7 @@ export function classifyRecreatedPod(
   return lossOf(
     er,
     pod,
-    `pod was missing at ${iso(missingSince)} after its runner took a job, and ARC re-created it at ${iso(created)} with the spent JIT config (#4588)`,
+    `pod was missing at ${iso(missingSince)} after its runner took a job, and ARC re-created it at ${iso(created)} with the spent JIT config (actions-runner-controller#4588)`,
     missingSince,
   );
 }

@@ -1,4 +1,27 @@
+import { z } from 'zod';
+
 /** Why a runner was lost, which signal said so, and warnings that a node is about to go. */
+
+/**
+ * Every kind of loss, the one list: from the most telling to the least (a runner's main loss is
+ * the first of its losses in this order), and what a policy's `excludeCauses` may name.
+ */
+export const lossKindSchema = z.enum([
+  'node-pressure-eviction',
+  'admission-reject',
+  'kubelet-shutdown',
+  'oom-killed',
+  'api-eviction',
+  'preemption',
+  'taint-manager',
+  'pod-gc',
+  'node-not-ready',
+  'pod-not-found',
+  'runner-failed',
+  'runner-stuck',
+]);
+
+export type LossKind = z.infer<typeof lossKindSchema>;
 
 export type PressureResource = 'memory' | 'disk' | 'pid' | 'other';
 export type Evictor = 'karpenter' | 'node-termination-handler' | 'spot-interruption' | 'unknown';
@@ -17,10 +40,11 @@ export type LossCause =
   | { kind: 'node-not-ready' }
   /** EphemeralRunner `phase: Failed` (InvalidPod, or TooManyPodFailures in ARC ≤ 0.11). */
   | { kind: 'runner-failed'; reason: string | null }
-  /** The runner's one job has completed, yet its pod lives on (#4603, #4588). */
+  /**
+   * The runner's one job has completed, yet its pod lives on (actions-runner-controller#4603,
+   * actions-runner-controller#4588).
+   */
   | { kind: 'runner-stuck' };
-
-export type LossKind = LossCause['kind'];
 
 export type SignalSource =
   | 'pod-status'
