@@ -152,10 +152,3 @@ export const containerStatusesSchema = z
   )
   .nullish()
   .transform((a) => a ?? []);
-
-/** zod issues as one line each, naming the path: `status.failures.abc: Invalid input`. */
-export function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .map((i) => `${i.path.length > 0 ? i.path.join('.') : '(root)'}: ${i.message}`)
-    .join('; ');
-}

@@ -24,6 +24,10 @@ export function zodProblems(error: z.ZodError, prefix = ''): Problem[] {
 export const problemLines = (error: z.ZodError, prefix = ''): string[] =>
   zodProblems(error, prefix).map((p) => `${p.path}: ${p.message}`);
 
+/** Every problem on one line, `; ` between them: for a parser's reason. */
+export const problemText = (error: z.ZodError, prefix = ''): string =>
+  problemLines(error, prefix).join('; ');
+
 /** The key paths that are wrong, each once, sorted: for errors that must not echo values. */
 export const problemPaths = (error: z.ZodError): string[] =>
   [...new Set(zodProblems(error).map((p) => p.path))].sort();

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { KubeEvent } from '../model/cluster-facts.js';
-import { describeIssues } from '../model/kube-schemas.js';
+import { problemText } from '../model/zod-problems.js';
 import { parseKubeEventObject, type KubeEventParseOptions } from './parse-kube-event.js';
 import { fail, ok, type Result } from '../model/result.js';
 
@@ -59,7 +59,7 @@ export function parseCloudWatchKubeEvents(
   options: KubeEventParseOptions = {},
 ): Result<CloudWatchKubeEvents> {
   const r = logsDataSchema.safeParse(decoded);
-  if (!r.success) return fail(`not CloudWatch Logs data: ${describeIssues(r.error)}`);
+  if (!r.success) return fail(`not CloudWatch Logs data: ${problemText(r.error)}`);
   const out: CloudWatchKubeEvents = {
     messageType: r.data.messageType,
     logGroup: r.data.logGroup ?? null,
@@ -72,7 +72,7 @@ export function parseCloudWatchKubeEvents(
     if (!parsed.success) {
       out.rejected.push({
         id: idOf(record),
-        reason: `bad log event: ${describeIssues(parsed.error)}`,
+        reason: `bad log event: ${problemText(parsed.error)}`,
       });
       continue;
     }

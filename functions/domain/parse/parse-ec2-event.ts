@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Ec2Event } from '../model/cluster-facts.js';
-import { describeIssues, timestamp } from '../model/kube-schemas.js';
+import { timestamp } from '../model/kube-schemas.js';
+import { problemText } from '../model/zod-problems.js';
 import { fail, ok, type Result } from '../model/result.js';
 
 export const SPOT_WARNING_DETAIL_TYPE = 'EC2 Spot Instance Interruption Warning';
@@ -23,12 +24,12 @@ const stateDetail = z.object({ 'instance-id': instanceId, state: z.string().max(
 /** Parse an EC2 spot interruption warning or instance state-change event in AWS's envelope. */
 export function parseEc2Event(raw: unknown): Result<Ec2Event> {
   const env = envelope.safeParse(raw);
-  if (!env.success) return fail(`not an EC2 event: ${describeIssues(env.error)}`);
+  if (!env.success) return fail(`not an EC2 event: ${problemText(env.error)}`);
   const { account, region, time, detail } = env.data;
   const base = { region: region ?? null, account: account ?? null, at: time };
   if (env.data['detail-type'] === SPOT_WARNING_DETAIL_TYPE) {
     const d = spotDetail.safeParse(detail);
-    if (!d.success) return fail(`bad spot warning detail: ${describeIssues(d.error)}`);
+    if (!d.success) return fail(`bad spot warning detail: ${problemText(d.error)}`);
     return ok({
       kind: 'ec2-spot-interruption-warning',
       instanceId: d.data['instance-id'],
@@ -38,7 +39,7 @@ export function parseEc2Event(raw: unknown): Result<Ec2Event> {
   }
   if (env.data['detail-type'] === STATE_CHANGE_DETAIL_TYPE) {
     const d = stateDetail.safeParse(detail);
-    if (!d.success) return fail(`bad state-change detail: ${describeIssues(d.error)}`);
+    if (!d.success) return fail(`bad state-change detail: ${problemText(d.error)}`);
     return ok({
       kind: 'ec2-instance-state-change',
       instanceId: d.data['instance-id'],

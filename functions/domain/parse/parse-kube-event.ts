@@ -3,7 +3,6 @@ import type { KubeEvent } from '../model/cluster-facts.js';
 import {
   LIMITS,
   boundedText,
-  describeIssues,
   kubeName,
   kubeNamespace,
   kubeUid,
@@ -12,6 +11,7 @@ import {
   timestamp,
 } from '../model/kube-schemas.js';
 import { fail, ok, type Result } from '../model/result.js';
+import { problemText } from '../model/zod-problems.js';
 
 /** A core/v1 Event, optionally enriched by kubernetes-event-exporter (`clusterName`, lookups). */
 const kubeEventSchema = z.object({
@@ -75,7 +75,7 @@ export function parseKubeEventObject(
   options: KubeEventParseOptions = {},
 ): Result<KubeEvent> {
   const r = kubeEventSchema.safeParse(raw);
-  if (!r.success) return fail(`not a Kubernetes Event: ${describeIssues(r.error)}`);
+  if (!r.success) return fail(`not a Kubernetes Event: ${problemText(r.error)}`);
   const e = r.data;
   const cluster = e.clusterName ?? options.defaultCluster;
   if (!cluster) return fail('Kubernetes Event without clusterName and no default cluster');

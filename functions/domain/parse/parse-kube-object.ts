@@ -3,12 +3,12 @@ import type { EphemeralRunner, Node, Pod, RunnerFailure } from '../model/cluster
 import {
   conditionsSchema,
   containerStatusesSchema,
-  describeIssues,
   labels,
   objectMetaSchema,
   timestamp,
 } from '../model/kube-schemas.js';
 import { fail, ok, type Result } from '../model/result.js';
+import { problemText } from '../model/zod-problems.js';
 
 const podSchema = z.object({
   metadata: objectMetaSchema,
@@ -38,7 +38,7 @@ const RUNNER_CONTAINER = 'runner';
 
 export function parsePod(raw: unknown, cluster: string): Result<Pod> {
   const r = podSchema.safeParse(raw);
-  if (!r.success) return fail(`not a Pod: ${describeIssues(r.error)}`);
+  if (!r.success) return fail(`not a Pod: ${problemText(r.error)}`);
   const { metadata, spec, status } = r.data;
   return ok({
     cluster,
@@ -95,7 +95,7 @@ const ephemeralRunnerSchema = z.object({
 /** Parse an EphemeralRunner of any ARC scale-set version (0.2 … 0.14+). */
 export function parseEphemeralRunner(raw: unknown, cluster: string): Result<EphemeralRunner> {
   const r = ephemeralRunnerSchema.safeParse(raw);
-  if (!r.success) return fail(`not an EphemeralRunner: ${describeIssues(r.error)}`);
+  if (!r.success) return fail(`not an EphemeralRunner: ${problemText(r.error)}`);
   const { metadata, status: s } = r.data;
   return ok({
     cluster,
@@ -147,7 +147,7 @@ const nodeSchema = z.object({
 
 export function parseNode(raw: unknown, cluster: string): Result<Node> {
   const r = nodeSchema.safeParse(raw);
-  if (!r.success) return fail(`not a Node: ${describeIssues(r.error)}`);
+  if (!r.success) return fail(`not a Node: ${problemText(r.error)}`);
   const { metadata, spec, status } = r.data;
   const providerID = spec?.providerID ?? null;
   return ok({

@@ -1,23 +1,9 @@
 import { z } from 'zod';
-import type { LossKind } from '../model/loss.js';
+import { lossKindSchema } from '../model/loss.js';
 
 /** The policy document's shape: every key optional (defaults fill in), unknown keys rejected. */
 const seconds = z.number().int().nonnegative();
 const sw = { enabled: z.boolean().optional(), dryRun: z.boolean().optional() };
-const LOSS_KINDS = [
-  'node-pressure-eviction',
-  'admission-reject',
-  'api-eviction',
-  'preemption',
-  'taint-manager',
-  'pod-gc',
-  'kubelet-shutdown',
-  'oom-killed',
-  'pod-not-found',
-  'node-not-ready',
-  'runner-failed',
-  'runner-stuck',
-] as const satisfies readonly LossKind[];
 
 const rulesSchema = z
   .object({
@@ -25,11 +11,17 @@ const rulesSchema = z
       .object({
         ...sw,
         graceSeconds: seconds.optional(),
+        arcWontRecoverGraceSeconds: seconds.optional(),
+        /** The old name of `arcWontRecoverGraceSeconds`, still accepted; the new name wins. */
         legacyArcGraceSeconds: seconds.optional(),
         forceDeletePodOnDeadNode: z.boolean().optional(),
         removeStuckFinalizerAfterSeconds: seconds.nullable().optional(),
       })
-      .strict(),
+      .strict()
+      .transform(({ legacyArcGraceSeconds, ...rule }) => ({
+        ...rule,
+        arcWontRecoverGraceSeconds: rule.arcWontRecoverGraceSeconds ?? legacyArcGraceSeconds,
+      })),
     starvingQueue: z.object({ ...sw, queuedSeconds: seconds.optional() }).strict(),
     rerunKilledJob: z
       .object({
@@ -37,7 +29,7 @@ const rulesSchema = z
         budget: z.number().int().min(0).max(10).optional(),
         retryIntervalSeconds: z.number().int().min(1).optional(),
         retryForSeconds: seconds.optional(),
-        excludeCauses: z.array(z.enum(LOSS_KINDS)).optional(),
+        excludeCauses: z.array(lossKindSchema).optional(),
       })
       .strict(),
     hungJob: z

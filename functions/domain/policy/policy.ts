@@ -1,6 +1,7 @@
 import { parseDocument } from 'yaml';
 import type { LossKind } from '../model/loss.js';
 import { policySchema } from './policy-schema.js';
+import { problemLines } from '../model/zod-problems.js';
 
 /** Policy: one YAML/JSON document, validated; every key optional, safe defaults filled in. */
 
@@ -15,8 +16,12 @@ export interface Rules {
   freePoisonedSlot: RuleSwitch & {
     /** Wait this long after the loss so ARC ≥ 0.12 can recover on its own (backoff ≤ 155 s). */
     graceSeconds: number;
-    /** When ARC will not free the slot (ARC ≤ 0.11, or the runner had taken a job): act at once. */
-    legacyArcGraceSeconds: number;
+    /**
+     * The grace instead when ARC will not free the slot (ARC ≤ 0.11, or the runner had taken a
+     * job): 0, act at once. The policy document also accepts its old name,
+     * `legacyArcGraceSeconds`.
+     */
+    arcWontRecoverGraceSeconds: number;
     /** Force-delete (grace 0) a runner pod left on a NotReady or deleted node. */
     forceDeletePodOnDeadNode: boolean;
     /** Strip ARC's finalizers from an EphemeralRunner stuck deleting this long; null = never. */
@@ -112,7 +117,7 @@ export const DEFAULT_RULES: Rules = {
     enabled: true,
     dryRun: false,
     graceSeconds: 180,
-    legacyArcGraceSeconds: 0,
+    arcWontRecoverGraceSeconds: 0,
     forceDeletePodOnDeadNode: true,
     removeStuckFinalizerAfterSeconds: null,
   },
@@ -174,15 +179,8 @@ export function mergeDeep<T>(base: T, patch: unknown): T {
 export function policyFromObject(doc: unknown): PolicyResult {
   const r = policySchema.safeParse(doc ?? {});
   if (!r.success) {
-    const errors = r.error.issues.map((i) => {
-      const keys = i.code === 'unrecognized_keys' ? i.keys : [];
-      const path = i.path.map(String);
-      if (keys.length > 0)
-        return keys.map((k) => `${[...path, k].join('.')}: unknown key`).join('\n');
-      return `${path.length > 0 ? path.join('.') : '(root)'}: ${i.message}`;
-    });
-    const flat = errors.flatMap((e) => e.split('\n'));
-    return { ok: false, reason: `invalid policy: ${flat.join('; ')}`, errors: flat };
+    const errors = problemLines(r.error);
+    return { ok: false, reason: `invalid policy: ${errors.join('; ')}`, errors };
   }
   const d = r.data;
   return {

@@ -47,6 +47,26 @@ describe('parsePolicy', () => {
     });
   });
 
+  it('accepts the old name legacyArcGraceSeconds for arcWontRecoverGraceSeconds, the new name winning', () => {
+    const old = parsed('rules: { freePoisonedSlot: { legacyArcGraceSeconds: 20 } }');
+    expect(old.rules.freePoisonedSlot.arcWontRecoverGraceSeconds).toBe(20);
+    expect(old.rules.freePoisonedSlot).not.toHaveProperty('legacyArcGraceSeconds');
+    const both = parsed(
+      'rules: { freePoisonedSlot: { legacyArcGraceSeconds: 20, arcWontRecoverGraceSeconds: 5 } }',
+    );
+    expect(both.rules.freePoisonedSlot.arcWontRecoverGraceSeconds).toBe(5);
+    const override = parsed(
+      'clusters: { prod: { rules: { freePoisonedSlot: { legacyArcGraceSeconds: 7 } } } }',
+    );
+    expect(
+      resolvePolicy(override, { cluster: 'prod' }).rules.freePoisonedSlot
+        .arcWontRecoverGraceSeconds,
+    ).toBe(7);
+    expect(resolvePolicy(override, { cluster: 'other' }).rules.freePoisonedSlot).toMatchObject({
+      arcWontRecoverGraceSeconds: 0,
+    });
+  });
+
   it('names every bad key path at once', () => {
     const r = parsePolicy(
       [

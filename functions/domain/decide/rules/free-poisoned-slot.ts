@@ -146,7 +146,7 @@ export function freeSlot(
   }
   if (er.phase === 'Succeeded') return false;
   const rules = effectiveFor(ctx, runnerScope(v)).rules.freePoisonedSlot;
-  const grace = v.arcWontRecover ? rules.legacyArcGraceSeconds : rules.graceSeconds;
+  const grace = v.arcWontRecover ? rules.arcWontRecoverGraceSeconds : rules.graceSeconds;
   const due = since + grace * 1000;
   if (!skipGrace && ctx.now < due) {
     wake(ctx, due);
@@ -170,7 +170,7 @@ export function freeSlot(
       (skipGrace
         ? 'a queued job is starving; delete the EphemeralRunner now so ARC creates a replacement'
         : v.arcWontRecover
-          ? `${v.legacyArc ? 'ARC ≤ 0.11 never frees it' : 'its JIT config is spent, ARC would re-create a dead pod (#4588)'}; delete the EphemeralRunner so ARC creates a replacement`
+          ? `${v.legacyArc ? 'ARC ≤ 0.11 never frees it' : 'its JIT config is spent, ARC would re-create a dead pod (actions-runner-controller#4588)'}; delete the EphemeralRunner so ARC creates a replacement`
           : `ARC did not free the slot within ${grace} s; delete the EphemeralRunner so ARC creates a replacement`),
     budgetKeys: [],
   });
@@ -186,7 +186,8 @@ export function freePoisonedSlot(ctx: RuleContext): void {
 
 /**
  * A runner exits within STUCK_AFTER_JOB_MS of its job ending; if its pod still lives then it is
- * stuck (#4603, #4588). Ask to be woken at that moment rather than waiting for the next sweep.
+ * stuck (actions-runner-controller#4603, actions-runner-controller#4588). Ask to be woken at that
+ * moment rather than waiting for the next sweep.
  */
 function wakeWhenFinishedRunnersAreDue(ctx: RuleContext): void {
   for (const v of ctx.c.runners) {

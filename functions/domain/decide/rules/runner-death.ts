@@ -68,7 +68,7 @@ export function ranJob(v: RunnerView, j: JobRecord): boolean {
  * - its pod is gone (looked up and not found), or both pod and EphemeralRunner are gone from a
  *   listing taken after the runner took its job;
  * - its pod was created after the runner took its job: the pod that ran the job is gone and ARC
- *   re-created it with the spent JIT config (#4588);
+ *   re-created it with the spent JIT config (actions-runner-controller#4588);
  * - its node is gone or NotReady (the kubelet stopped reporting; its processes are presumed gone);
  * - runner-medic itself deleted its EphemeralRunner or pod after a loss (rule 1).
  */
@@ -90,7 +90,7 @@ export function deathEvidence(v: RunnerView, facts: Facts): RunnerDeath[] {
     if (v.jobSeenAt !== null && created !== null && created > v.jobSeenAt)
       found.push({
         since: created,
-        evidence: `pod ${pod.metadata.name} was created at ${isoTime(created)}, after its runner took its job (seen ${isoTime(v.jobSeenAt)}): the pod that ran the job is gone and the new one has a spent JIT config (#4588)`,
+        evidence: `pod ${pod.metadata.name} was created at ${isoTime(created)}, after its runner took its job (seen ${isoTime(v.jobSeenAt)}): the pod that ran the job is gone and the new one has a spent JIT config (actions-runner-controller#4588)`,
         mayBeGraceful: true,
       });
   } else if (v.podMissingSince !== null) {
