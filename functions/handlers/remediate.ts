@@ -4,7 +4,7 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
-import { parseRemediateInput } from '../adapters/eventbridge/remediate-input.js';
+import { parseRemediateInput } from '../ingress/remediate-input.js';
 import { createLogger, createMetrics } from '../config/observability.js';
 import { engineFromEnvironment } from '../config/engine-wiring.js';
 import type { EngineProvider } from '../config/engine-wiring.js';

@@ -9,7 +9,7 @@ import { createWebhookVerifier } from '../../functions/adapters/github/webhook-v
 import { ClusterConnections } from '../../functions/adapters/kubernetes/cluster-connections.js';
 import { DynamoDeliveryLedger } from '../../functions/adapters/store/dynamo-delivery-ledger.js';
 import { DynamoFactsStore } from '../../functions/adapters/store/dynamo-facts-store.js';
-import { WAKE_SOURCE } from '../../functions/adapters/eventbridge/remediate-input.js';
+import { WAKE_SOURCE } from '../../functions/ports/wake-scheduler.js';
 import type { EngineProvider } from '../../functions/config/engine-wiring.js';
 import { createDocumentClient } from '../../functions/config/webhook-wiring.js';
 import type { Policy } from '../../functions/domain/policy/policy.js';

@@ -1,8 +1,7 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { WakeScheduler } from '../../ports/wake-scheduler.js';
 import type { Clock } from '../../ports/clock.js';
-import { WAKE_SOURCE } from '../eventbridge/remediate-input.js';
+import { WAKE_SOURCE, type WakeScheduler } from '../../ports/wake-scheduler.js';
 
 /** SQS's longest message delay; a later wake-up is left to the sweep. */
 export const MAX_DELAY_SECONDS = 900;

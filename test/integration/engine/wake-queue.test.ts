@@ -1,5 +1,5 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { parseRemediateInput } from '../../../functions/adapters/eventbridge/remediate-input.js';
+import { parseRemediateInput } from '../../../functions/ingress/remediate-input.js';
 import { SqsWakeScheduler } from '../../../functions/adapters/bus/sqs-wake-scheduler.js';
 import { SqsSim } from '../../../sim/aws/sqs-sim.js';
 import { SimClock } from '../../../sim/clock.js';

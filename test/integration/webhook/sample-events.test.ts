@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { LambdaFunctionURLEvent } from 'aws-lambda';
-import { parseRemediateInput } from '../../../functions/adapters/eventbridge/remediate-input.js';
+import { parseRemediateInput } from '../../../functions/ingress/remediate-input.js';
 import { createWebhookVerifier } from '../../../functions/adapters/github/webhook-verifier.js';
 
 const sample = (name: string): unknown => JSON.parse(readFileSync(`events/${name}`, 'utf8'));

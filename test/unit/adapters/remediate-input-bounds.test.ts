@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
-import { parseRemediateInput } from '../../../functions/adapters/eventbridge/remediate-input.js';
+import { parseRemediateInput } from '../../../functions/ingress/remediate-input.js';
 import { envelope, exportedEvent } from '../domain/fixtures.js';
 
 const long = (n: number) => 'a'.repeat(n);
@@ -137,5 +137,42 @@ describe('remediate input: over-long and out-of-range fields are rejected with a
       }),
       { numRuns: 300, seed: 8 },
     );
+  });
+
+  it('reads a wake-up batch as Lambda delivers it from SQS, and names a bad record by its path', () => {
+    const record = {
+      messageId: '059f36b4-87a3-44ab-83d2-661975830a7d',
+      receiptHandle: 'AQEBwJnKyrHigUMZj6rYigCgxlaS3SLy0a',
+      body: '{"source":"runner-medic.wake","detail-type":"Wake","detail":{"at":1772442000000}}',
+      attributes: {
+        ApproximateReceiveCount: '1',
+        SentTimestamp: '1772441820000',
+        SenderId: 'AIDAIENQZJOLO23YVJ4VO',
+        ApproximateFirstReceiveTimestamp: '1772442000000',
+      },
+      messageAttributes: {},
+      md5OfBody: 'e4e68fb7bd0e697a0ae8f1bb342846b3',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:eu-west-1:123456789012:runner-medic-wake',
+      awsRegion: 'eu-west-1',
+    };
+    expect(parseRemediateInput({ Records: [record] })).toEqual({
+      ok: true,
+      trigger: { kind: 'wake' },
+    });
+    const mixed = parseRemediateInput({
+      Records: [record, { ...record, body: '{"source":"elsewhere"}' }],
+    });
+    expect(mixed.ok).toBe(false);
+    if (!mixed.ok) expect(mixed.reason).toMatch(/^bad wake-up batch: Records\.1\.body\.source: /);
+  });
+
+  it('refuses CloudWatch Logs data that is not base64 gzip JSON, naming the field', () => {
+    for (const data of ['%%%', Buffer.from('{"logEvents":[]}').toString('base64'), 42]) {
+      expect(parseRemediateInput({ awslogs: { data } })).toEqual({
+        ok: false,
+        reason: 'bad CloudWatch Logs batch: awslogs.data: not base64 gzip JSON',
+      });
+    }
   });
 });

@@ -1,0 +1,113 @@
+import { Base64Encoded, JSONStringified } from '@aws-lambda-powertools/parser/helpers';
+import { EventBridgeSchema, SqsRecordSchema } from '@aws-lambda-powertools/parser/schemas';
+import { z } from 'zod';
+import {
+  DETAIL_TYPES,
+  OBSERVATION_SOURCE,
+  githubObservationSchema,
+} from '../domain/model/observation.js';
+import { problemLines } from '../domain/model/zod-problems.js';
+import { parseClusterInput } from '../domain/parse/parse-cluster-input.js';
+import type { KubeEventParseOptions } from '../domain/parse/parse-kube-event.js';
+import type { Trigger } from '../ports/trigger.js';
+import { WAKE_SOURCE } from '../ports/wake-scheduler.js';
+
+export type RemediateInput = { ok: true; trigger: Trigger } | { ok: false; reason: string };
+
+const OBSERVATION_DETAIL_TYPES = new Set(Object.values(DETAIL_TYPES));
+const MAX_SQS_RECORDS = 10;
+const MAX_SQS_BODY = 256 * 1024;
+
+/*
+ * The envelopes are Powertools' schemas of AWS's events, narrowed to the fields runner-medic
+ * reads and bounded: the rest of AWS's envelope is not required (the twins, the tests and
+ * `serverless invoke local` send trimmed events), and what is inside is the domain's to parse.
+ */
+
+const eventBridgeEvent = EventBridgeSchema.pick({
+  source: true,
+  'detail-type': true,
+  detail: true,
+}).extend({
+  source: EventBridgeSchema.shape.source.max(256),
+  'detail-type': EventBridgeSchema.shape['detail-type'].max(128),
+});
+
+/** Delayed SQS messages (SqsWakeScheduler): each must be a wake-up. */
+const wakeQueueBatch = z.object({
+  Records: z
+    .array(
+      SqsRecordSchema.pick({ eventSource: true, body: true }).extend({
+        body: SqsRecordSchema.shape.body
+          .max(MAX_SQS_BODY, `SQS message body over ${MAX_SQS_BODY} characters`)
+          .pipe(JSONStringified(z.object({ source: z.literal(WAKE_SOURCE) }))),
+      }),
+    )
+    .min(1, 'no SQS records')
+    .max(MAX_SQS_RECORDS, `more than ${MAX_SQS_RECORDS} SQS records`),
+});
+
+/** gzip's magic number (1f 8b 08) in base64: CloudWatch Logs always compresses. */
+const GZIP_IN_BASE64 = 'H4sI';
+
+/** A CloudWatch Logs subscription batch: `awslogs.data` is base64 gzip JSON. */
+const cloudWatchLogsBatch = z.object({
+  awslogs: z.object({
+    data: z
+      .base64({ error: 'not base64 gzip JSON' })
+      .refine((data) => data.startsWith(GZIP_IN_BASE64), 'not base64 gzip JSON')
+      .pipe(Base64Encoded(z.looseObject({}, { error: 'not a JSON object' }))),
+  }),
+});
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null;
+
+/**
+ * What reached the remediate function: an observation of ours, a Kubernetes event (exported to
+ * EventBridge, or a CloudWatch Logs subscription batch), an EC2 event, or a scheduled wake-up.
+ * Anything else is refused with a reason; nothing here throws.
+ */
+export function parseRemediateInput(
+  raw: unknown,
+  options: KubeEventParseOptions = {},
+): RemediateInput {
+  if (isObject(raw) && isObject(raw.awslogs)) {
+    const batch = cloudWatchLogsBatch.safeParse(raw);
+    if (!batch.success) return refused('bad CloudWatch Logs batch', batch.error);
+    return fromCluster(batch.data.awslogs.data, options);
+  }
+  if (isObject(raw) && Array.isArray(raw.Records)) {
+    const batch = wakeQueueBatch.safeParse(raw);
+    return batch.success
+      ? { ok: true, trigger: { kind: 'wake' } }
+      : refused('bad wake-up batch', batch.error);
+  }
+  const event = eventBridgeEvent.safeParse(raw);
+  if (!event.success)
+    return { ok: false, reason: 'not an EventBridge event or CloudWatch Logs batch' };
+  const { source, detail } = event.data;
+  const detailType = event.data['detail-type'];
+  if (source === WAKE_SOURCE) return { ok: true, trigger: { kind: 'wake' } };
+  if (source !== OBSERVATION_SOURCE) return fromCluster(raw, options);
+  if (!OBSERVATION_DETAIL_TYPES.has(detailType))
+    return { ok: false, reason: `runner-medic ${detailType} events are not inputs` };
+  const observation = githubObservationSchema.safeParse(detail);
+  return observation.success
+    ? { ok: true, trigger: { kind: 'observation', observation: observation.data } }
+    : refused('bad observation', observation.error);
+}
+
+/** The cluster side is the domain's to read: an exported Kubernetes event, EC2, or log events. */
+function fromCluster(input: unknown, options: KubeEventParseOptions): RemediateInput {
+  const cluster = parseClusterInput(input, options);
+  return cluster.ok
+    ? { ok: true, trigger: { kind: 'cluster', input: cluster.value } }
+    : { ok: false, reason: cluster.reason };
+}
+
+/** A refusal naming every problem by its key path, each once. */
+const refused = (what: string, error: z.ZodError): RemediateInput => ({
+  ok: false,
+  reason: `${what}: ${[...new Set(problemLines(error))].join('; ')}`,
+});
