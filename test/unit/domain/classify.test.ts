@@ -147,6 +147,33 @@ describe('classifyPod', () => {
       'pod-condition',
     ],
     [
+      'kubelet eviction on a resource with no pressure condition of its own',
+      { phase: 'Failed', reason: 'Evicted', message: 'The node was low on resource: cpu. ' },
+      { kind: 'node-pressure-eviction', resource: 'other', container: null },
+      'pod-status',
+    ],
+    [
+      'Evicted with a message that names no resource',
+      { phase: 'Failed', reason: 'Evicted', message: 'Evicted for a reason this kubelet invented' },
+      { kind: 'node-pressure-eviction', resource: 'other', container: null },
+      'pod-status',
+    ],
+    [
+      'TerminationByKubelet without a pressure message (a node shutdown)',
+      {
+        conditions: [
+          {
+            type: 'DisruptionTarget',
+            status: 'True',
+            reason: 'TerminationByKubelet',
+            message: 'Pod was terminated in response to imminent node shutdown.',
+          },
+        ],
+      },
+      { kind: 'kubelet-shutdown' },
+      'pod-condition',
+    ],
+    [
       'OOMKilled runner container',
       {
         phase: 'Failed',
@@ -175,6 +202,18 @@ describe('classifyPod', () => {
           { name: 'runner', state: { terminated: { reason: 'Error', exitCode: 1 } } },
         ],
       },
+    ],
+    [
+      'a failed pod whose reason is no loss (its deadline passed)',
+      {
+        phase: 'Failed',
+        reason: 'DeadlineExceeded',
+        message: 'Pod was active on the node longer than the specified deadline',
+      },
+    ],
+    [
+      'a DisruptionTarget of a reason Kubernetes may add later',
+      { conditions: [{ type: 'DisruptionTarget', status: 'True', reason: 'SomethingNew' }] },
     ],
     [
       'a DisruptionTarget False',
@@ -268,6 +307,24 @@ describe('classifyEvent', () => {
       { kind: 'preemption' },
     ],
     [
+      'kubelet admission OutOfmemory',
+      {
+        reason: 'OutOfmemory',
+        message: "Node didn't have enough resource: memory, requested: 8Gi",
+        component: 'kubelet',
+      },
+      { kind: 'admission-reject', resource: null, detail: 'OutOfmemory' },
+    ],
+    [
+      'kubelet NodeShutdown',
+      {
+        reason: 'NodeShutdown',
+        message: 'Pod was rejected as the node is shutting down.',
+        component: 'kubelet',
+      },
+      { kind: 'kubelet-shutdown' },
+    ],
+    [
       'taint manager',
       {
         reason: 'TaintManagerEviction',
@@ -338,6 +395,22 @@ describe('classifyEvent', () => {
     ).toBe('ignored');
   });
 
+  it('ignores a DisruptionTerminating whose message lacks the Disrupting Node prefix', () => {
+    const c = classifyEvent(
+      event({
+        reason: 'DisruptionTerminating',
+        message: 'Terminating something else',
+        component: 'karpenter',
+        kind: 'Node',
+        name: 'n1',
+      }),
+    );
+    expect(c).toEqual({
+      kind: 'ignored',
+      reason: 'DisruptionTerminating without the Node prefix',
+    });
+  });
+
   it('a pod-level SpotInterrupted is a runner warning', () => {
     const c = classifyEvent(
       event({
@@ -392,6 +465,7 @@ describe('classifyNode and classifyEc2Event', () => {
       },
       [],
     ],
+    [{ taints: [{ key: 'example.com/gpu', effect: 'NoSchedule' }] }, []],
     [{}, []],
   ])('%j → %j', (o, kinds) => {
     expect(classifyNode(node(o), T0).map((s) => s.kind)).toEqual(kinds);

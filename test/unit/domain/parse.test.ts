@@ -65,6 +65,18 @@ describe('parsePod and parseNode', () => {
     expect(r.ok && r.value.metadata.creationTimestamp).toBe(T0);
   });
 
+  it('keeps the image of the runner container (its tag is the runner version), null without one', () => {
+    const raw = rawPod();
+    const containers = [
+      { name: 'init-dind', image: 'docker:dind' },
+      { name: 'runner', image: 'ghcr.io/actions/actions-runner:2.328.0' },
+    ];
+    const r = parsePod({ ...raw, spec: { ...raw.spec, containers } }, CLUSTER);
+    expect(r.ok && r.value.runnerImage).toBe('ghcr.io/actions/actions-runner:2.328.0');
+    const other = parsePod({ ...raw, spec: { ...raw.spec, containers: [containers[0]] } }, CLUSTER);
+    expect(other.ok && other.value.runnerImage).toBeNull();
+  });
+
   it('derives the EC2 instance id from providerID', () => {
     const r = parseNode(rawNode(), CLUSTER);
     expect(r.ok && r.value.instanceId).toBe('i-0123456789abcdef0');
@@ -137,6 +149,26 @@ describe('parseCloudWatchKubeEvents (Fluent Bit kubernetes_events)', () => {
     const r = parseCloudWatchKubeEvents(data, { defaultCluster: CLUSTER });
     expect(r.ok && r.value.events.map((e) => e.reason)).toEqual(['Evicted', 'Evicted']);
     expect(r.ok && r.value.rejected.map((x) => x.id)).toEqual(['3', '4']);
+  });
+
+  it('reads an Event nested as an object under `log`, and rejects a log event of the wrong shape by its id', () => {
+    const r = parseCloudWatchKubeEvents(
+      {
+        ...data,
+        logEvents: [
+          { id: '5', timestamp: T0, message: JSON.stringify({ log: event }) },
+          { id: '6', timestamp: 'yesterday', message: 'x' },
+          { id: 7, message: 'x' },
+          'not an object',
+          { id: 'x'.repeat(300), message: 42 },
+        ],
+      },
+      { defaultCluster: CLUSTER },
+    );
+    expect(r.ok && r.value.events.map((e) => e.reason)).toEqual(['Evicted']);
+    const rejected = r.ok ? r.value.rejected : [];
+    expect(rejected.map((x) => x.id)).toEqual(['6', null, null, 'x'.repeat(128)]);
+    expect(rejected[0]?.reason).toMatch(/^bad log event: timestamp: /);
   });
 
   it('yields nothing for a CONTROL_MESSAGE', () => {
