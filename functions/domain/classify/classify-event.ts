@@ -67,7 +67,7 @@ const NODE_EMITTERS: Record<string, readonly string[]> = {
  * `source.component` and `reportingComponent`/`reportingController` must name an allowed
  * emitter when present, and at least one must be present.
  */
-export function emitterProblem(
+function emitterProblem(
   ev: KubeEvent,
   allowed: readonly string[] | undefined,
 ): string | null {

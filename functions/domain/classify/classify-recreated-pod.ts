@@ -8,7 +8,7 @@ import { runnerLoss } from './runner-loss.js';
 /** ARC's longest retry backoff is 80 s; a failure this recent explains a re-created pod. */
 const RETRY_WINDOW_MS = 300_000;
 /** A runner connects seconds after its container starts; offline this long means it never will. */
-export const OFFLINE_AFTER_START_MS = 120_000;
+const OFFLINE_AFTER_START_MS = 120_000;
 
 function lossOf(er: EphemeralRunner, pod: Pod, detail: string, at: number): Loss {
   return runnerLoss(

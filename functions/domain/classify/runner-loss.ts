@@ -13,7 +13,7 @@ export interface LossEvidence {
  * EphemeralRunner is owned by an EphemeralRunnerSet, each when present. Null when neither was
  * read (an event without the exporter's lookup carries no labels): unknown, not false.
  */
-export function ownedByArc({ pod, er }: LossEvidence): boolean | null {
+function ownedByArc({ pod, er }: LossEvidence): boolean | null {
   if (!pod && !er) return null;
   return (!pod || isRunnerPod(pod)) && (!er || isArcOwned(er));
 }

@@ -1,11 +1,10 @@
 import type { EphemeralRunner, ObjectMeta, OwnerReference, Pod } from '../model/cluster-facts.js';
 
-export const ARC_RUNNER_LABEL = 'actions-ephemeral-runner';
-export const COMPONENT_LABEL = 'app.kubernetes.io/component';
-export const SCALE_SET_NAME_LABEL = 'actions.github.com/scale-set-name';
-export const SCALE_SET_NAMESPACE_LABEL = 'actions.github.com/scale-set-namespace';
-export const ARC_VERSION_LABEL = 'app.kubernetes.io/version';
-export const ARC_API_GROUP = 'actions.github.com';
+const ARC_RUNNER_LABEL = 'actions-ephemeral-runner';
+const COMPONENT_LABEL = 'app.kubernetes.io/component';
+const SCALE_SET_NAME_LABEL = 'actions.github.com/scale-set-name';
+const ARC_VERSION_LABEL = 'app.kubernetes.io/version';
+const ARC_API_GROUP = 'actions.github.com';
 
 type Labelled = Pick<ObjectMeta, 'labels' | 'ownerReferences'>;
 

@@ -18,7 +18,7 @@ export function matchesErFields(j: JobRecord, name: string, f: EphemeralRunnerJo
 }
 
 /** Whether what runner-medic sees of a runner view proves it an ARC runner (runner-guard.ts). */
-export const isProvenArcView = (v: RunnerView): boolean => v.arcOwned && isProvenArcRunner(v);
+const isProvenArcView = (v: RunnerView): boolean => v.arcOwned && isProvenArcRunner(v);
 
 const only = <T>(xs: readonly T[]): T | null => (xs.length === 1 ? (xs[0] ?? null) : null);
 

@@ -40,7 +40,7 @@ const PRESSURE: Record<string, string> = {
 };
 
 /** The loss in a developer's words: "runner pod was evicted (MemoryPressure)". */
-export function describeLoss(cause: LossCause): string {
+function describeLoss(cause: LossCause): string {
   switch (cause.kind) {
     case 'node-pressure-eviction':
       return `runner pod was evicted (${PRESSURE[cause.resource] ?? cause.resource})`;

@@ -84,7 +84,7 @@ export interface EphemeralRunner {
   job: EphemeralRunnerJobFields;
 }
 
-export interface Taint {
+interface Taint {
   key: string;
   value: string | null;
   effect: string;
@@ -104,7 +104,7 @@ export interface Node {
   deletionTimestamp: number | null;
 }
 
-export interface InvolvedObject {
+interface InvolvedObject {
   kind: string;
   namespace: string | null;
   name: string;
@@ -137,7 +137,7 @@ export interface KubeEvent {
   at: number | null;
 }
 
-export interface Ec2SpotInterruptionWarning {
+interface Ec2SpotInterruptionWarning {
   kind: 'ec2-spot-interruption-warning';
   instanceId: string;
   instanceAction: string;
@@ -146,7 +146,7 @@ export interface Ec2SpotInterruptionWarning {
   at: number | null;
 }
 
-export interface Ec2InstanceStateChange {
+interface Ec2InstanceStateChange {
   kind: 'ec2-instance-state-change';
   instanceId: string;
   state: string;

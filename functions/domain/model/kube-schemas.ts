@@ -55,7 +55,7 @@ const stringMap = z
     return out;
   });
 
-export const ownerReferenceSchema = z
+const ownerReferenceSchema = z
   .object({
     apiVersion: z.string().max(LIMITS.apiVersion).nullish(),
     kind: z.string().max(LIMITS.kind),

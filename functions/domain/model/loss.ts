@@ -24,7 +24,7 @@ export const lossKindSchema = z.enum([
 export type LossKind = z.infer<typeof lossKindSchema>;
 
 export type PressureResource = 'memory' | 'disk' | 'pid' | 'other';
-export type Evictor = 'karpenter' | 'node-termination-handler' | 'spot-interruption' | 'unknown';
+type Evictor = 'karpenter' | 'node-termination-handler' | 'spot-interruption' | 'unknown';
 export type KarpenterReason = 'consolidation' | 'drift' | 'expiry' | 'forceful' | 'other';
 
 export type LossCause =

@@ -101,7 +101,7 @@ export type JobFacts = z.infer<typeof jobFactsSchema>;
 export type RunFacts = z.infer<typeof runFactsSchema>;
 export type GithubObservation = z.infer<typeof githubObservationSchema>;
 export type ObservationKind = GithubObservation['kind'];
-export type JobObservation = Exclude<GithubObservation, { kind: 'run.completed' }>;
+type JobObservation = Exclude<GithubObservation, { kind: 'run.completed' }>;
 export type JobObservationKind = JobObservation['kind'];
 
 /** EventBridge `detail-type` for each observation kind. */

@@ -4,8 +4,8 @@ import { timestamp } from '../model/kube-schemas.js';
 import { problemText } from '../model/zod-problems.js';
 import { fail, ok, type Result } from '../model/result.js';
 
-export const SPOT_WARNING_DETAIL_TYPE = 'EC2 Spot Instance Interruption Warning';
-export const STATE_CHANGE_DETAIL_TYPE = 'EC2 Instance State-change Notification';
+const SPOT_WARNING_DETAIL_TYPE = 'EC2 Spot Instance Interruption Warning';
+const STATE_CHANGE_DETAIL_TYPE = 'EC2 Instance State-change Notification';
 
 const envelope = z.object({
   source: z.literal('aws.ec2'),

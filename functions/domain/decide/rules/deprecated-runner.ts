@@ -11,7 +11,7 @@ const RUNNER_CONTAINER = 'runner';
  * refuses its version ("Runner version v2.328.0 is deprecated and cannot receive messages.",
  * enforced since 2026-09-25); ARC then replaces it and the pods cycle while jobs wait.
  */
-export function exitedWithoutJob(v: RunnerView): string | null {
+function exitedWithoutJob(v: RunnerView): string | null {
   if (!v.pod || v.busy || v.er?.job.jobRequestId || v.er?.job.jobId) return null;
   const runner = v.pod.containerStatuses.find((c) => c.name === RUNNER_CONTAINER);
   const t = runner?.terminated;
