@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { problemPaths } from '../../domain/model/zod-problems.js';
+import { RunnerMedicError } from '../../ports/errors.js';
 import type { SecretSource } from '../../ports/secret-source.js';
 import { systemClock } from '../../ports/clock.js';
 import type { SecretClients } from '../secrets/secret-reader.js';
@@ -33,17 +35,19 @@ export async function loadGithubAppCredentials(
   return parseGithubAppCredentials(raw, describe(source));
 }
 
-export function parseGithubAppCredentials(raw: string, where: string): GithubAppCredentials {
+/** The credentials in a secret's text; errors name the bad keys, never their values. */
+function parseGithubAppCredentials(raw: string, where: string): GithubAppCredentials {
   let json: unknown;
   try {
     json = JSON.parse(raw);
-  } catch (error) {
-    throw new Error(`${where} does not hold JSON`, { cause: error });
+  } catch {
+    // JSON.parse's message quotes the text: the private key must not reach a log.
+    throw new RunnerMedicError('config', `${where} does not hold JSON`);
   }
   const parsed = credentialsSchema.safeParse(json);
   if (!parsed.success) {
-    const bad = [...new Set(parsed.error.issues.map((i) => i.path.map(String).join('.')))];
-    throw new Error(`${where}: bad GitHub App credentials at ${bad.join(', ')}`, {
+    const bad = problemPaths(parsed.error).join(', ');
+    throw new RunnerMedicError('config', `${where}: bad GitHub App credentials at ${bad}`, {
       cause: parsed.error,
     });
   }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { githubId as id, githubJobSchema } from '../../domain/model/github-objects.js';
 import type { JobAnnotation } from '../../domain/classify/annotations.js';
 import type { RunnerRegistration } from '../../domain/model/facts.js';
+import { problemPaths } from '../../domain/model/zod-problems.js';
 import type { RunnerOwner, WebhookDeliveryAttempt } from '../../ports/github-gateway.js';
 import { GithubResponseError } from './github-errors.js';
 
@@ -50,12 +51,10 @@ export function parseBody<T extends z.ZodType>(
 ): z.output<T> {
   const parsed = schema.safeParse(body);
   if (parsed.success) return parsed.data;
-  const paths = [
-    ...new Set(parsed.error.issues.map((issue) => issue.path.map(String).join('.') || '(root)')),
-  ];
-  throw new GithubResponseError(`${what}: unexpected response at ${paths.join(', ')}`, {
-    cause: parsed.error,
-  });
+  throw new GithubResponseError(
+    `${what}: unexpected response at ${problemPaths(parsed.error).join(', ')}`,
+    { cause: parsed.error },
+  );
 }
 
 export function toJobAnnotation(

@@ -134,11 +134,15 @@ describe('loadGithubAppCredentials reads the App id and key through injected AWS
       loadGithubAppCredentials({ kind: 'ssm', name: '/runner-medic/not-json' }, clients()),
     );
     expect(String(notJson)).toContain('SSM parameter /runner-medic/not-json does not hold JSON');
+    expect(notJson).toMatchObject({ kind: 'config' });
+    // JSON.parse's own message quotes the text, so it is not kept as the cause.
+    expect(String((notJson as Error).cause)).not.toContain('appId=1');
     const bad = await rejection(
       loadGithubAppCredentials({ kind: 'ssm', name: '/runner-medic/no-key' }, clients()),
     );
     expect(String(bad)).toContain('bad GitHub App credentials at appId, privateKey');
     expect(String(bad)).not.toContain('hunter2');
+    expect(String((bad as Error).cause)).not.toContain('hunter2');
     const missing = await rejection(
       loadGithubAppCredentials({ kind: 'ssm', name: '/nope' }, clients()),
     );
