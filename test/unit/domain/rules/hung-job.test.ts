@@ -32,7 +32,10 @@ const cache = (runnerName = NAME) => ({
   job: { ...erJob, jobId: erJob.jobId, jobRequestId: 7, jobWorkflowRef: null },
   seenAt: T0 - 300 * S,
 });
-/** The pod ARC re-created at T0 with the spent JIT config (#4588), Running and Ready. */
+/**
+ * The pod ARC re-created at T0 with the spent JIT config (actions-runner-controller#4588), Running
+ * and Ready.
+ */
 function recreatedPod() {
   const p = pod({
     conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: iso(T0 + 5 * S) }],
@@ -189,6 +192,32 @@ describe('rule 4, the hard-kill fast path', () => {
     expect(d.held.map((h) => h.why).join('\n')).toMatch(/re-run budget of 2 already spent/);
     const noRerun = policy('rules: { rerunKilledJob: { enabled: false } }');
     expect(rule4(recreated, T0 + 60 * S, noRerun)).toEqual([]);
+    expect(decide(recreated, noRerun, T0 + 60 * S).held.map((h) => h.why)).toContain(
+      "fast path not taken: rule 3 (re-run killed jobs) is off; GitHub's lock will fail the job",
+    );
+    // An OOM kill is excluded from re-runs by default: cancelling would gain nothing.
+    const oomKilled = facts({
+      jobs: [inProgress],
+      ephemeralRunners: [er({ job: erJob })],
+      pods: [
+        pod({
+          phase: 'Failed',
+          conditions: [{ type: 'Ready', status: 'False', lastTransitionTime: iso(T0) }],
+          containerStatuses: [
+            { name: 'runner', state: { terminated: { reason: 'OOMKilled', exitCode: 137 } } },
+          ],
+        }),
+      ],
+      nodes: [node()],
+    });
+    expect(rule4(oomKilled, T0 + 60 * S)).toEqual([]);
+    expect(decide(oomKilled, DEFAULT_POLICY, T0 + 60 * S).held.map((h) => h.why)).toContain(
+      "fast path not taken: cause oom-killed is excluded from re-runs; GitHub's lock will fail the job",
+    );
+    const oomAllowed = policy('rules: { rerunKilledJob: { excludeCauses: [] } }');
+    expect(rule4(oomKilled, T0 + 60 * S, oomAllowed).map((a) => a.target.kind)).toEqual([
+      'cancel-run',
+    ]);
   });
 
   it('keeps the rule switch and its dry run', () => {
