@@ -4,7 +4,10 @@
  */
 import type { ActionsService } from '../../actions-service.js';
 import type { ModelContext } from '../models/model-context.js';
-import { nsName, splitKey, WorkQueue } from '../models/work-queue.js';
+import { ARC_GROUP } from '../api/resources.js';
+import type { StoreEvent } from '../api/store.js';
+import { splitKey } from '../models/work-queue.js';
+import { ownOrOwnerKey, Reconciler } from '../reconciler.js';
 import type { AutoscalingRunnerSet, EphemeralRunnerSet } from '../types.js';
 import { ARS_FINALIZER, type ArcBehaviour } from './arc-version.js';
 import type { Listener } from './listener.js';
@@ -18,38 +21,21 @@ const ACTOR = 'arc';
 const ARS = 'autoscalingrunnersets';
 const ERS = 'ephemeralrunnersets';
 
-export class AutoscalingRunnerSetController {
-  private readonly queue: WorkQueue;
-
+export class AutoscalingRunnerSetController extends Reconciler {
   constructor(
-    private readonly ctx: ModelContext,
+    ctx: ModelContext,
     private readonly service: ActionsService,
     private readonly arc: ArcBehaviour,
     private readonly listeners: Map<string, Listener>,
     private readonly startListener: (ars: AutoscalingRunnerSet, scaleSetId: number) => Listener,
   ) {
-    this.queue = new WorkQueue(
-      ctx.clock,
-      'autoscalingrunnerset',
-      ctx.timings.controllerLatencyMs,
-      (k) => this.reconcile(k),
-      ctx.errors,
-    );
-    ctx.api.store.subscribe((ev) => {
-      const m = ev.object.metadata;
-      if (ev.resource === 'autoscalingrunnersets.actions.github.com')
-        this.queue.add(nsName(m.namespace, m.name as string));
-      else if (ev.resource === 'ephemeralrunnersets.actions.github.com') {
-        const owner = m.ownerReferences?.find(
-          (r) => r.controller && r.kind === 'AutoscalingRunnerSet',
-        );
-        if (owner) this.queue.add(nsName(m.namespace, owner.name));
-      }
-    });
+    super(ctx, 'autoscalingrunnerset');
   }
 
-  stop(): void {
-    this.queue.stop();
+  protected keysFor(event: StoreEvent): string[] {
+    return ownOrOwnerKey(event, `${ARS}.${ARC_GROUP}`, 'AutoscalingRunnerSet', [
+      `${ERS}.${ARC_GROUP}`,
+    ]);
   }
 
   reconcile(key: string): void {

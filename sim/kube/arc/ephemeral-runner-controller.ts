@@ -8,7 +8,10 @@
 import type { ActionsService } from '../../actions-service.js';
 import { ApiError } from '../api/errors.js';
 import type { ModelContext } from '../models/model-context.js';
-import { nsName, splitKey, WorkQueue, type ReconcileResult } from '../models/work-queue.js';
+import { ARC_GROUP } from '../api/resources.js';
+import type { StoreEvent } from '../api/store.js';
+import { splitKey, type ReconcileResult } from '../models/work-queue.js';
+import { ownOrOwnerKey, Reconciler } from '../reconciler.js';
 import { isoTime, type ContainerStatus, type EphemeralRunner, type Pod } from '../types.js';
 import { ARC_FINALIZER, ARC_REGISTRATION_FINALIZER, type ArcBehaviour } from './arc-version.js';
 import { controllerRef, newRunnerPod } from './resource-builder.js';
@@ -16,34 +19,17 @@ import { controllerRef, newRunnerPod } from './resource-builder.js';
 const ACTOR = 'arc';
 const ER = 'ephemeralrunners';
 
-export class EphemeralRunnerController {
-  private readonly queue: WorkQueue;
-
+export class EphemeralRunnerController extends Reconciler {
   constructor(
-    private readonly ctx: ModelContext,
+    ctx: ModelContext,
     private readonly service: ActionsService,
     private readonly arc: ArcBehaviour,
   ) {
-    this.queue = new WorkQueue(
-      ctx.clock,
-      'ephemeralrunner',
-      ctx.timings.controllerLatencyMs,
-      (k) => this.reconcile(k),
-      ctx.errors,
-    );
-    ctx.api.store.subscribe((ev) => {
-      const m = ev.object.metadata;
-      if (ev.resource === 'ephemeralrunners.actions.github.com')
-        this.queue.add(nsName(m.namespace, m.name as string));
-      else if (ev.resource === 'pods' || ev.resource === 'secrets') {
-        const owner = m.ownerReferences?.find((r) => r.controller && r.kind === 'EphemeralRunner');
-        if (owner) this.queue.add(nsName(m.namespace, owner.name));
-      }
-    });
+    super(ctx, 'ephemeralrunner');
   }
 
-  stop(): void {
-    this.queue.stop();
+  protected keysFor(event: StoreEvent): string[] {
+    return ownOrOwnerKey(event, `${ER}.${ARC_GROUP}`, 'EphemeralRunner', ['pods', 'secrets']);
   }
 
   private log(message: string, er: string, fields: Record<string, unknown> = {}) {

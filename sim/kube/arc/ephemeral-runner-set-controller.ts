@@ -10,7 +10,10 @@
 import type { ActionsService } from '../../actions-service.js';
 import { ApiError } from '../api/errors.js';
 import type { ModelContext } from '../models/model-context.js';
-import { nsName, splitKey, WorkQueue } from '../models/work-queue.js';
+import { ARC_GROUP } from '../api/resources.js';
+import type { StoreEvent } from '../api/store.js';
+import { nsName, splitKey } from '../models/work-queue.js';
+import { ownOrOwnerKey, Reconciler } from '../reconciler.js';
 import type { EphemeralRunner, EphemeralRunnerSet } from '../types.js';
 import { ERS_FINALIZER, type ArcBehaviour } from './arc-version.js';
 import { ANNOTATION_PATCH_ID, newEphemeralRunner } from './resource-builder.js';
@@ -49,36 +52,19 @@ export function latestPatchId(runners: EphemeralRunner[]): number {
   return latest;
 }
 
-export class EphemeralRunnerSetController {
-  private readonly queue: WorkQueue;
-
+export class EphemeralRunnerSetController extends Reconciler {
   constructor(
-    private readonly ctx: ModelContext,
+    ctx: ModelContext,
     private readonly service: ActionsService,
     private readonly arc: ArcBehaviour,
   ) {
-    this.queue = new WorkQueue(
-      ctx.clock,
-      'ephemeralrunnerset',
-      ctx.timings.controllerLatencyMs,
-      (k) => this.reconcile(k),
-      ctx.errors,
-    );
-    ctx.api.store.subscribe((ev) => {
-      const m = ev.object.metadata;
-      if (ev.resource === 'ephemeralrunnersets.actions.github.com')
-        this.queue.add(nsName(m.namespace, m.name as string));
-      else if (ev.resource === 'ephemeralrunners.actions.github.com') {
-        const owner = m.ownerReferences?.find(
-          (r) => r.controller && r.kind === 'EphemeralRunnerSet',
-        );
-        if (owner) this.queue.add(nsName(m.namespace, owner.name));
-      }
-    });
+    super(ctx, 'ephemeralrunnerset');
   }
 
-  stop(): void {
-    this.queue.stop();
+  protected keysFor(event: StoreEvent): string[] {
+    return ownOrOwnerKey(event, `${ERS}.${ARC_GROUP}`, 'EphemeralRunnerSet', [
+      `${ER}.${ARC_GROUP}`,
+    ]);
   }
 
   private owned(ers: EphemeralRunnerSet): EphemeralRunner[] {

@@ -5,10 +5,12 @@
  * (seed 000) is the `admissionReject` fault.
  */
 import { setCondition } from '../api/kube-api.js';
-import type { Node, Pod, Taint, Toleration } from '../types.js';
+import type { KubeObject, Node, Pod, Taint, Toleration } from '../types.js';
 import type { ModelContext } from './model-context.js';
 import { isTerminal } from './pod-status.js';
-import { nsName, splitKey, WorkQueue } from './work-queue.js';
+import type { StoreEvent } from '../api/store.js';
+import { Reconciler } from '../reconciler.js';
+import { nsName, splitKey } from './work-queue.js';
 
 const ACTOR = 'default-scheduler';
 
@@ -22,45 +24,31 @@ export function tolerates(tolerations: Toleration[] | undefined, taint: Taint): 
   );
 }
 
-export class Scheduler {
-  private readonly queue: WorkQueue;
+export class Scheduler extends Reconciler {
   private readonly reported = new Set<string>();
   /** Called with pods that fit nowhere (Karpenter's provisioner listens). */
   onUnschedulable: ((pods: Pod[]) => void) | undefined;
 
   constructor(
-    private readonly ctx: ModelContext,
+    ctx: ModelContext,
     private readonly nodeUsable: (name: string) => boolean,
   ) {
-    this.queue = new WorkQueue(
-      ctx.clock,
-      'scheduler',
-      ctx.timings.controllerLatencyMs,
-      (k) => this.schedule(k),
-      ctx.errors,
-    );
-    ctx.api.store.subscribe((ev) => {
-      if (ev.resource === 'pods' && ev.type !== 'DELETED') {
-        const p = ev.object as Pod;
-        if (!p.spec.nodeName && !p.metadata.deletionTimestamp)
-          this.queue.add(nsName(p.metadata.namespace, p.metadata.name as string));
-      } else if (ev.resource === 'nodes' || (ev.resource === 'pods' && ev.type === 'DELETED')) {
-        for (const p of ctx.api.store.scan('pods')) {
-          if (!(p as Pod).spec.nodeName && !p.metadata.deletionTimestamp)
-            this.queue.add(
-              nsName(p.metadata.namespace, p.metadata.name as string),
-              ctx.timings.controllerLatencyMs,
-            );
-        }
-      }
-    });
+    super(ctx, 'scheduler');
   }
 
-  stop(): void {
-    this.queue.stop();
+  /** An unbound pod when it changes; every unbound pod when a node changes or a pod goes. */
+  protected keysFor(event: StoreEvent): string[] {
+    const unbound = (p: KubeObject) => !(p as Pod).spec.nodeName && !p.metadata.deletionTimestamp;
+    const keyOf = (p: KubeObject) => nsName(p.metadata.namespace, p.metadata.name as string);
+    if (event.resource === 'pods' && event.type !== 'DELETED')
+      return unbound(event.object) ? [keyOf(event.object)] : [];
+    if (event.resource === 'nodes' || event.resource === 'pods')
+      return this.ctx.api.store.scan('pods').filter(unbound).map(keyOf);
+    return [];
   }
 
-  private schedule(key: string): void {
+  /** Binds the pod to the least loaded node that fits, or reports it unschedulable. */
+  reconcile(key: string): void {
     const [ns, name] = splitKey(key);
     const { api, clock } = this.ctx;
     const pod = api.tryGet<Pod>('pods', ns, name);
