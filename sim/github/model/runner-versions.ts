@@ -4,6 +4,7 @@
  * for work, and exits 0. `GET /actions/runners/deprecations/{version}` (GitHub changelog
  * 2026-09-03) tells when a version stops registering and stops running jobs.
  */
+import { isBelow } from '../../runner-version.js';
 
 /** Versions below `below` are deprecated: no registration after one time, no jobs after another. */
 export interface RunnerDeprecation {
@@ -13,25 +14,6 @@ export interface RunnerDeprecation {
   runtimeDeprecatesAt: number;
   /** Sim ms since the epoch from which such runners may not register; null: not announced. */
   registrationDeprecatesAt: number | null;
-}
-
-const VERSION = /^v?(\d+)\.(\d+)\.(\d+)$/;
-
-/** `[major, minor, patch]`, or undefined when `text` is not a runner version. */
-export function parseRunnerVersion(text: string): [number, number, number] | undefined {
-  const match = VERSION.exec(text);
-  if (!match) return undefined;
-  return [Number(match[1]), Number(match[2]), Number(match[3])];
-}
-
-export function isBelow(version: string, floor: string): boolean {
-  const a = parseRunnerVersion(version);
-  const b = parseRunnerVersion(floor);
-  if (!a || !b) return false;
-  for (let i = 0; i < 3; i += 1) {
-    if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) < (b[i] ?? 0);
-  }
-  return false;
 }
 
 /** The deprecation dates of one version (both null when it is not deprecated). */
