@@ -74,3 +74,37 @@ export function notReady(pod: Pod, now: number, reason = 'PodFailed'): void {
 export function isTerminal(pod: Pod): boolean {
   return pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
 }
+
+/**
+ * The status of a pod the kubelet has just admitted: Pending on its node, sandbox ready,
+ * containers still creating.
+ */
+export function markAdmitted(pod: Pod, now: number, hostIP: string, podIP: string): void {
+  const status = (pod.status ??= {});
+  status.phase = 'Pending';
+  status.startTime = isoTime(now);
+  status.hostIP = hostIP;
+  status.podIP = podIP;
+  setCondition(pod, { type: 'PodReadyToStartContainers', status: 'True' }, now);
+  setCondition(pod, { type: 'Initialized', status: 'True' }, now);
+  const message = `containers with unready status: [${pod.spec.containers.map((c) => c.name).join(' ')}]`;
+  for (const type of ['Ready', 'ContainersReady'])
+    setCondition(pod, { type, status: 'False', reason: 'ContainersNotReady', message }, now);
+  status.containerStatuses = waitingStatuses(pod);
+}
+
+/** Every container started: the pod is Running and Ready. */
+export function markRunning(pod: Pod, now: number): void {
+  const status = (pod.status ??= {});
+  status.phase = 'Running';
+  status.containerStatuses = runningStatuses(pod, now);
+  setCondition(pod, { type: 'ContainersReady', status: 'True' }, now);
+  setCondition(pod, { type: 'Ready', status: 'True' }, now);
+}
+
+/** With restartPolicy Never, once its containers stopped: Succeeded when all exited 0, else Failed. */
+export function settlePhase(pod: Pod): void {
+  if (!allTerminated(pod) && pod.spec.containers.length !== 1) return;
+  const codes = (pod.status?.containerStatuses ?? []).map((c) => c.state.terminated?.exitCode ?? 0);
+  (pod.status as { phase: string }).phase = codes.every((c) => c === 0) ? 'Succeeded' : 'Failed';
+}

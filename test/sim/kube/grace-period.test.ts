@@ -5,7 +5,7 @@ import {
   type Node,
   type Pod,
 } from '../../../sim/kube/index.js';
-import { runnerBehaviourFor, versionBelow } from '../../../sim/kube/models/kubelet.js';
+import { runnerBehaviourFor, versionBelow } from '../../../sim/kube/models/runner-behaviour.js';
 
 const NS = 'arc-runners';
 const SET = 'arc-runner-set';
