@@ -20,7 +20,7 @@ export interface RunnerListing {
 }
 
 /** One page of a namespace's runners; `next` continues the listing (Kubernetes `continue`). */
-export interface RunnerPage extends RunnerListing {
+interface RunnerPage extends RunnerListing {
   next: string | null;
 }
 

@@ -18,7 +18,3 @@ export class RunnerMedicError extends Error {
     this.name = new.target.name;
   }
 }
-
-/** The kind of any thrown value: runner-medic's own errors say theirs; anything else is a bug. */
-export const errorKindOf = (error: unknown): ErrorKind =>
-  error instanceof RunnerMedicError ? error.kind : 'bug';

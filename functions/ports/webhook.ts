@@ -7,9 +7,9 @@ export interface WebhookRequest {
   isBase64Encoded: boolean;
 }
 
-export type WebhookStatus = 'accepted' | 'duplicate' | 'ignored' | 'rejected' | 'error';
+type WebhookStatus = 'accepted' | 'duplicate' | 'ignored' | 'rejected' | 'error';
 
-export interface WebhookResponseBody {
+interface WebhookResponseBody {
   status: WebhookStatus;
   deliveryId: string | null;
   reason?: string;

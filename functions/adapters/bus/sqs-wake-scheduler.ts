@@ -4,7 +4,7 @@ import type { Clock } from '../../ports/clock.js';
 import { WAKE_SOURCE, type WakeScheduler } from '../../ports/wake-scheduler.js';
 
 /** SQS's longest message delay; a later wake-up is left to the sweep. */
-export const MAX_DELAY_SECONDS = 900;
+const MAX_DELAY_SECONDS = 900;
 
 /**
  * Wakes the remediate function at a time, to the second, with a delayed SQS message: grace

@@ -28,7 +28,6 @@ import {
   parseBody,
   runnersPageSchema,
   toDeliveryAttempt,
-  toJobAnnotation,
   toRunnerRegistration,
 } from './github-responses.js';
 import { refusalOutcome } from './mutation-outcome.js';
@@ -192,9 +191,7 @@ export class OctokitGithubGateway implements GithubGateway {
       check_run_id: checkedId(jobId),
       per_page: PER_PAGE,
     });
-    return this.listAll(t, what, pages, (data) =>
-      parseBody(annotationsPageSchema, data, what).map(toJobAnnotation),
-    );
+    return this.listAll(t, what, pages, (data) => parseBody(annotationsPageSchema, data, what));
   }
 
   async listRunners(

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { githubId as id, githubJobSchema } from '../../domain/model/github-objects.js';
-import type { JobAnnotation } from '../../domain/classify/annotations.js';
 import type { RunnerRegistration } from '../../domain/model/facts.js';
 import { problemPaths } from '../../domain/model/zod-problems.js';
 import type { RunnerOwner, WebhookDeliveryAttempt } from '../../ports/github-gateway.js';
@@ -13,12 +12,13 @@ export const jobsPageSchema = z.object({
   jobs: z.array(githubJobSchema),
 });
 
+/** A check run's annotations, read as the domain's JobAnnotation (GitHub's own field names). */
 export const annotationsPageSchema = z.array(
   z.object({
     annotation_level: z.string(),
     message: z.string(),
-    path: text.optional(),
-    title: text.optional(),
+    path: text.default(null),
+    title: text.default(null),
   }),
 );
 
@@ -55,17 +55,6 @@ export function parseBody<T extends z.ZodType>(
     `${what}: unexpected response at ${problemPaths(parsed.error).join(', ')}`,
     { cause: parsed.error },
   );
-}
-
-export function toJobAnnotation(
-  annotation: z.output<typeof annotationsPageSchema>[number],
-): JobAnnotation {
-  return {
-    annotation_level: annotation.annotation_level,
-    message: annotation.message,
-    path: annotation.path ?? null,
-    title: annotation.title ?? null,
-  };
 }
 
 export function toRunnerRegistration(

@@ -16,9 +16,9 @@ function gatewayOctokit(budget: RetryBudget) {
 export type GatewayOctokit = InstanceType<ReturnType<typeof gatewayOctokit>>;
 
 /** plugin-retry's list plus 409 (a cancel of a completed run) and 429 (the throttle's job). */
-export const DO_NOT_RETRY = [400, 401, 403, 404, 409, 410, 422, 429, 451];
+const DO_NOT_RETRY = [400, 401, 403, 404, 409, 410, 422, 429, 451];
 
-export interface OctokitLog {
+interface OctokitLog {
   debug(message: string, ...rest: unknown[]): void;
   info(message: string, ...rest: unknown[]): void;
   warn(message: string, ...rest: unknown[]): void;

@@ -22,7 +22,7 @@ import type { KubeconfigSecret } from './kubeconfig-source.js';
  * Where runner-medic looks in one cluster: the runner namespaces it lists and reads (namespaced
  * RBAC). Without them it lists runners across all namespaces, which needs cluster-wide read.
  */
-export interface ClusterScope {
+interface ClusterScope {
   namespaces?: string[];
 }
 

@@ -23,7 +23,7 @@ export interface EksToken {
 export const EKS_TOKEN_LIFETIME_MS = 15 * 60_000;
 const TOKEN_PREFIX = 'k8s-aws-v1.';
 
-export function stsHostname(region: string): string {
+function stsHostname(region: string): string {
   return region.startsWith('cn-')
     ? `sts.${region}.amazonaws.com.cn`
     : `sts.${region}.amazonaws.com`;

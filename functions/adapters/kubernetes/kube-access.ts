@@ -6,7 +6,7 @@
  * manifests grant each call and no other. Change the adapter, this list and the RBAC together.
  */
 
-export type KubeVerb = 'get' | 'list' | 'delete' | 'patch';
+type KubeVerb = 'get' | 'list' | 'delete' | 'patch';
 
 export interface KubeAccess {
   verb: KubeVerb;

@@ -14,7 +14,7 @@ const KEEP_SECONDS = 30 * 24 * 3600;
  * An exporter sends many events a minute; the item is rewritten at most once per this window,
  * so the write rate stays one per cluster per minute whatever the event rate.
  */
-export const SIGHTING_RESOLUTION_MS = 60_000;
+const SIGHTING_RESOLUTION_MS = 60_000;
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
 

@@ -5,7 +5,7 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
  * TTL attribute, and code also checks it on read because DynamoDB deletes expired items lazily.
  * serverless.yml declares the same table for AWS; keep the two in step.
  */
-export const TABLE_KEYS = { partition: 'pk', sort: 'sk', ttl: 'expiresAt' } as const;
+const TABLE_KEYS = { partition: 'pk', sort: 'sk', ttl: 'expiresAt' } as const;
 
 export const deliveryKey = (deliveryId: string) => ({
   pk: `DELIVERY#${deliveryId}`,
@@ -23,7 +23,7 @@ export const deliveryKey = (deliveryId: string) => ({
  * - `byPending` (`pend`, `sk`): claims without a result (`CLAIM`) and audit events not yet
  *   published (`OUTBOX`).
  */
-export const TABLE_INDEXES = {
+const TABLE_INDEXES = {
   byRunnerName: 'rn',
   byRun: 'run',
   byGroup: 'grp',
