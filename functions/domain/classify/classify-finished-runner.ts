@@ -2,7 +2,7 @@ import type { EphemeralRunner, Pod } from '../model/cluster-facts.js';
 import type { JobRecord } from '../model/facts.js';
 import type { Loss } from '../model/loss.js';
 import { scaleSetOf } from '../correlate/runner-guard.js';
-import { runnerLoss } from './runner-loss.js';
+import { podLossFacts, runnerLoss } from './runner-loss.js';
 
 /** A runner exits seconds after its job; still alive this long after, it never will. */
 export const STUCK_AFTER_JOB_MS = 60_000;
@@ -32,11 +32,7 @@ export function classifyFinishedRunner(
   if (now < at) return null;
   return runnerLoss(
     {
-      cluster: er.cluster,
-      namespace: er.metadata.namespace,
-      runnerName: name,
-      podUid: pod.metadata.uid || null,
-      nodeName: pod.nodeName,
+      ...podLossFacts(pod),
       scaleSet: scaleSetOf(er.metadata),
       cause: { kind: 'runner-stuck' },
       signal: {

@@ -2,7 +2,7 @@ import type { EphemeralRunner, Pod } from '../model/cluster-facts.js';
 import { parseLowResource, parseNodeCondition } from '../parse/eviction-message.js';
 import type { Loss, LossCause, Signal } from '../model/loss.js';
 import { scaleSetOf } from '../correlate/runner-guard.js';
-import { runnerLoss } from './runner-loss.js';
+import { podLossFacts, runnerLoss } from './runner-loss.js';
 import { isoTime } from '../model/iso-time.js';
 
 const SHUTDOWN_REASONS = new Set(['Terminated', 'NodeShutdown', 'Shutdown']);
@@ -84,20 +84,7 @@ export function classifyPod(pod: Pod): Loss | null {
     pod.conditions.find((c) => c.type === 'Ready' && c.status !== 'True')?.lastTransitionTime ??
     pod.metadata.deletionTimestamp ??
     null;
-  return runnerLoss(
-    {
-      cluster: pod.cluster,
-      namespace: pod.metadata.namespace,
-      runnerName: pod.metadata.name,
-      podUid: pod.metadata.uid || null,
-      nodeName: pod.nodeName,
-      scaleSet: scaleSetOf(pod.metadata),
-      cause: found.cause,
-      signal: found.signal,
-      at,
-    },
-    { pod: pod.metadata },
-  );
+  return runnerLoss({ ...podLossFacts(pod), ...found, at }, { pod: pod.metadata });
 }
 
 /** An EphemeralRunner in `phase: Failed` (InvalidPod; TooManyPodFailures ≤ 0.11) holds a slot. */

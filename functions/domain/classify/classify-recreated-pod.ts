@@ -2,8 +2,7 @@ import type { EphemeralRunner, Pod } from '../model/cluster-facts.js';
 import type { RunnerRegistration } from '../model/facts.js';
 import type { Loss } from '../model/loss.js';
 import { isoTime as iso } from '../model/iso-time.js';
-import { scaleSetOf } from '../correlate/runner-guard.js';
-import { runnerLoss } from './runner-loss.js';
+import { podLossFacts, runnerLoss } from './runner-loss.js';
 
 /** ARC's longest retry backoff is 80 s; a failure this recent explains a re-created pod. */
 const RETRY_WINDOW_MS = 300_000;
@@ -13,12 +12,7 @@ const OFFLINE_AFTER_START_MS = 120_000;
 function lossOf(er: EphemeralRunner, pod: Pod, detail: string, at: number): Loss {
   return runnerLoss(
     {
-      cluster: pod.cluster,
-      namespace: pod.metadata.namespace,
-      runnerName: pod.metadata.name,
-      podUid: pod.metadata.uid || null,
-      nodeName: pod.nodeName,
-      scaleSet: scaleSetOf(pod.metadata),
+      ...podLossFacts(pod),
       cause: { kind: 'pod-not-found' },
       signal: { source: 'listing', detail },
       at,

@@ -1,6 +1,6 @@
-import type { ObjectMeta } from '../model/cluster-facts.js';
+import type { ObjectMeta, Pod } from '../model/cluster-facts.js';
 import type { Loss, LossCause, Signal } from '../model/loss.js';
-import { isArcOwned, isRunnerPod } from '../correlate/runner-guard.js';
+import { isArcOwned, isRunnerPod, scaleSetOf } from '../correlate/runner-guard.js';
 
 /** The runner's objects a loss was read from (metadata only); absent when not read. */
 export interface LossEvidence {
@@ -32,16 +32,16 @@ export interface LossFacts {
 
 /** The one way to make a `Loss`: its facts, and the objects that say whether the runner is ARC's. */
 export function runnerLoss(facts: LossFacts, evidence: LossEvidence): Loss {
-  return {
-    cluster: facts.cluster,
-    namespace: facts.namespace,
-    runnerName: facts.runnerName,
-    podUid: facts.podUid ?? null,
-    nodeName: facts.nodeName ?? null,
-    scaleSet: facts.scaleSet,
-    ownedByArc: ownedByArc(evidence),
-    cause: facts.cause,
-    signal: facts.signal,
-    at: facts.at,
-  };
+  const { podUid = null, nodeName = null, ...rest } = facts;
+  return { ...rest, podUid, nodeName, ownedByArc: ownedByArc(evidence) };
 }
+
+/** Where a loss read from a pod happened: the pod's cluster, namespace, name, uid, node and set. */
+export const podLossFacts = (pod: Pod) => ({
+  cluster: pod.cluster,
+  namespace: pod.metadata.namespace,
+  runnerName: pod.metadata.name,
+  podUid: pod.metadata.uid || null,
+  nodeName: pod.nodeName,
+  scaleSet: scaleSetOf(pod.metadata),
+});

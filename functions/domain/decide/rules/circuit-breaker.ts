@@ -35,16 +35,16 @@ function trip(
   const ats = [...byRunner.values()]
     .filter((t) => t > ctx.now - window && t <= ctx.now)
     .sort((a, b) => a - b);
+  const tripUntil = (closesAt: number): BreakerTrip => ({
+    cluster,
+    scaleSet,
+    losses: ats.length,
+    threshold,
+    windowSeconds: cb.windowSeconds,
+    closesAt,
+  });
   // A trip is state: once open, the breaker stays open for its window whatever the count does.
-  if (stored?.openUntil != null && stored.openUntil > ctx.now)
-    return {
-      cluster,
-      scaleSet,
-      losses: ats.length,
-      threshold,
-      windowSeconds: cb.windowSeconds,
-      closesAt: stored.openUntil,
-    };
+  if (stored?.openUntil != null && stored.openUntil > ctx.now) return tripUntil(stored.openUntil);
   const crossedAt = ats[threshold - 1];
   const oldest = ats[ats.length - threshold];
   if (crossedAt === undefined || oldest === undefined) return null;
@@ -65,14 +65,7 @@ function trip(
     reason: `${ats.length} runners lost in ${cb.windowSeconds} s on ${cluster}${scaleSet ? `/${scaleSet}` : ''} (threshold ${threshold}): stop destructive actions there`,
     budgetKeys: [],
   });
-  return {
-    cluster,
-    scaleSet,
-    losses: ats.length,
-    threshold,
-    windowSeconds: cb.windowSeconds,
-    closesAt: oldest + window,
-  };
+  return tripUntil(oldest + window);
 }
 
 /**

@@ -6,6 +6,7 @@ import { isoTime } from '../../model/iso-time.js';
 import { RULES } from '../../model/action.js';
 import { isProvenArcRunner } from '../../correlate/runner-guard.js';
 import { effectiveFor, propose, runnerScope, wake, type RuleContext } from './context.js';
+import type { Rules } from '../../policy/policy.js';
 import { deathEvidence, ranJob, type RunnerDeath } from './runner-death.js';
 
 /** Outcomes after which a cancel is taken to have been sent (an `unknown` one may have acted). */
@@ -138,13 +139,22 @@ export function hungJob(ctx: RuleContext): void {
   for (const dead of byAttempt.values()) fastPath(ctx, dead);
 }
 
+/** One run attempt whose dead jobs the fast path may cancel, and how to say why it does not. */
+interface FastPath {
+  dead: Dead[];
+  lead: Dead;
+  scope: ActionScope;
+  rules: Rules['hungJob'];
+  hold: (why: string, kind?: 'cancel-run' | 'force-cancel-run') => void;
+}
+
 function fastPath(ctx: RuleContext, dead: Dead[]): void {
   const lead = dead[0];
   if (!lead) return;
-  const { job, runner } = lead;
+  const { job } = lead;
   const repo = job.repository.fullName;
   const { runId, runAttempt } = job.job;
-  const scope = runnerScope(runner, repo, job.job.htmlUrl);
+  const scope = runnerScope(lead.runner, repo, job.job.htmlUrl);
   const rules = effectiveFor(ctx, scope).rules.hungJob;
   if (!rules.enabled) return;
   const hold = (why: string, kind: 'cancel-run' | 'force-cancel-run' = 'cancel-run'): void => {
@@ -156,35 +166,47 @@ function fastPath(ctx: RuleContext, dead: Dead[]): void {
       why,
     });
   };
-
-  const since = Math.max(...dead.map((d) => d.death.since));
   const due = Math.max(...dead.map((d) => d.due));
   if (ctx.now < due) {
     wake(ctx, due);
     return;
   }
+  const path: FastPath = { dead, lead, scope, rules, hold };
+  const why = whyNotTaken(ctx, path);
+  if (why) return hold(`fast path not taken: ${why}`);
+  cancelThenForce(ctx, path);
+}
+
+/** Why cancelling this run gains nothing or costs too much, or null to go ahead. */
+function whyNotTaken(ctx: RuleContext, { dead, lead, rules }: FastPath): string | null {
+  const repo = lead.job.repository.fullName;
+  const { runId, runAttempt } = lead.job.job;
   for (const d of dead) {
     const why = rerunWanted(ctx, d, runnerScope(d.runner, repo));
-    if (why) return hold(`fast path not taken: ${why}; GitHub's lock will fail the job`);
+    if (why) return `${why}; GitHub's lock will fail the job`;
   }
+  if (rules.cancelWithLiveJobs) return null;
   const jobIds = dead.map((d) => d.job.job.jobId);
-  if (!rules.cancelWithLiveJobs) {
-    const live = (ctx.c.jobsByRun.get(runKey(repo, runId)) ?? []).filter(
-      (s) =>
-        s.job.runAttempt === runAttempt &&
-        s.job.status === 'in_progress' &&
-        !jobIds.includes(s.job.jobId),
-    );
-    const first = live[0];
-    if (first)
-      return hold(
-        `fast path not taken: job ${first.job.jobId} (${first.job.name}) of run ${runId} is still in progress on a live runner, and cancelling the run would cancel it too (policy hungJob.cancelWithLiveJobs); GitHub's lock will fail job ${jobIds.join(', ')}`,
-      );
-  }
+  const live = (ctx.c.jobsByRun.get(runKey(repo, runId)) ?? []).find(
+    (s) =>
+      s.job.runAttempt === runAttempt &&
+      s.job.status === 'in_progress' &&
+      !jobIds.includes(s.job.jobId),
+  );
+  if (!live) return null;
+  return `job ${live.job.jobId} (${live.job.name}) of run ${runId} is still in progress on a live runner, and cancelling the run would cancel it too (policy hungJob.cancelWithLiveJobs); GitHub's lock will fail job ${jobIds.join(', ')}`;
+}
 
+/** Cancel the run; once the cancel is sent, force-cancel it if it is still in progress later. */
+function cancelThenForce(ctx: RuleContext, { dead, lead, scope, rules, hold }: FastPath): void {
+  const { job, runner } = lead;
+  const repo = job.repository.fullName;
+  const { runId, runAttempt } = job.job;
+  const jobIds = dead.map((d) => d.job.job.jobId);
   const runRef: RunRef = { repo, installationId: job.installationId, runId, runAttempt };
   const target = { ...runRef, jobIds, allowLiveJobs: rules.cancelWithLiveJobs };
   const evidence = dead.map((d) => d.death.evidence).join('; ');
+  const since = Math.max(...dead.map((d) => d.death.since));
   const base = {
     rule: 'hungJob' as const,
     scope,

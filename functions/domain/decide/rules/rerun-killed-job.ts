@@ -1,10 +1,10 @@
-import type { ActionScope, ActionTarget, RecoveryPath } from '../../model/action.js';
+import type { ActionScope, ActionTarget, RecoveryPath, RunRef } from '../../model/action.js';
 import { findRunnerLoss } from '../../classify/annotations.js';
 import { runnerOfJob, type RunnerView } from '../../correlate/correlate.js';
 import type { JobRecord } from '../../model/facts.js';
 import { idempotencyKey, rerunBudgetKey, subKey } from '../../model/idempotency-key.js';
 import { isoTime } from '../../model/iso-time.js';
-import { describeCause, type Signal } from '../../model/loss.js';
+import { describeCause, type LossCause, type Signal } from '../../model/loss.js';
 import { effectiveFor, need, propose, runnerScope, wake, type RuleContext } from './context.js';
 import { contradictsArcRunner } from '../../correlate/runner-guard.js';
 import { retryState } from './retry.js';
@@ -70,12 +70,37 @@ function budgetUsed(ctx: RuleContext, key: string): number {
 const budgetKeyOf = (j: JobRecord) =>
   rerunBudgetKey(j.repository.fullName, j.job.runId, j.job.name);
 
+type RerunTarget = Extract<ActionTarget, { kind: 'rerun-failed-jobs' | 'rerun-job' }>;
+
+/** What rule 3 knows of one run attempt with a lost job, for its proposals. */
+interface LostRun {
+  runRef: RunRef;
+  scope: ActionScope;
+  cause: LossCause | null;
+  signal: Signal;
+  /** The jobs that lost their runner. */
+  jobIds: number[];
+  lead: Extract<Verdict, { kind: 'lost' }>;
+}
+
+/** The verdict on each job of the run's current attempt that ended badly. */
+function verdictsOf(ctx: RuleContext, jobs: JobRecord[], attempt: number): Verdict[] {
+  const current = jobs.filter((j) => j.job.runAttempt === attempt && j.job.status === 'completed');
+  return [
+    ...current.filter((j) => ENDED.has(j.job.conclusion ?? '')).map((j) => verdict(ctx, j)),
+    ...current
+      .filter((j) => OWN_FAILURES.has(j.job.conclusion ?? ''))
+      .map((j): Verdict => ({ kind: 'blocking', job: j, why: `ended ${j.job.conclusion ?? ''}` })),
+  ];
+}
+
 /** Rule 3 for one run: re-run its lost jobs (and fail-fast siblings) once the run completes. */
 function rerunRun(ctx: RuleContext, jobs: JobRecord[]): void {
   const first = jobs[0];
   if (!first) return;
   const repo = first.repository.fullName;
   const runId = first.job.runId;
+  const { installationId } = first;
   const runs = ctx.facts.runs.filter(
     (r) => r.repository.fullName === repo && r.run.runId === runId,
   );
@@ -83,17 +108,10 @@ function rerunRun(ctx: RuleContext, jobs: JobRecord[]): void {
     ...jobs.map((j) => j.job.runAttempt),
     ...runs.map((r) => r.run.runAttempt),
   );
-  const current = jobs.filter((j) => j.job.runAttempt === attempt && j.job.status === 'completed');
-  const verdicts: Verdict[] = [
-    ...current.filter((j) => ENDED.has(j.job.conclusion ?? '')).map((j) => verdict(ctx, j)),
-    ...current
-      .filter((j) => OWN_FAILURES.has(j.job.conclusion ?? ''))
-      .map((j): Verdict => ({ kind: 'blocking', job: j, why: `ended ${j.job.conclusion ?? ''}` })),
-  ];
+  const verdicts = verdictsOf(ctx, jobs, attempt);
   const lost = verdicts.filter((v) => v.kind === 'lost');
   const lead = lost[0];
   const unknown = verdicts.filter((v) => v.kind === 'unknown');
-  const installationId = first.installationId;
   // Read the annotations of failed jobs that ran on our runners (to find a loss), and of every
   // failed job in a run with a loss (a genuine failure there rules out rerun-failed-jobs).
   for (const u of unknown)
@@ -101,50 +119,83 @@ function rerunRun(ctx: RuleContext, jobs: JobRecord[]): void {
       need(ctx, { kind: 'annotations', repo, installationId, jobId: u.job.job.jobId });
   if (!lead || unknown.length > 0) return;
 
-  const eff = effectiveFor(ctx, runnerScope(lead.runner, repo));
-  const rules = eff.rules.rerunKilledJob;
+  const rules = effectiveFor(ctx, runnerScope(lead.runner, repo)).rules.rerunKilledJob;
   if (!rules.enabled) return;
-  const scope: ActionScope = runnerScope(lead.runner, repo, lead.job.job.htmlUrl);
-  const cause = lead.runner.loss?.cause ?? null;
-  const signal = lead.runner.loss?.signal ?? lead.signal;
-  const jobIds = lost.map((v) => v.job.job.jobId);
-  const runRef = { repo, installationId, runId, runAttempt: attempt };
-
-  const run = runs.find((r) => r.run.runAttempt === attempt);
-  if (run?.run.status !== 'completed') {
-    if (!run) need(ctx, { kind: 'run', repo, installationId, runId });
-    propose(ctx, {
-      rule: 'rerunKilledJob',
-      key: idempotencyKey('await-run-completion', repo, runId, attempt),
-      target: { kind: 'await-run-completion', jobIds, ...runRef },
-      scope,
-      cause,
-      signal,
-      reason: `run ${runId} attempt ${attempt} still running; re-run ${jobIds.join(', ')} once it completes`,
-      budgetKeys: [],
-    });
+  const run: LostRun = {
+    runRef: { repo, installationId, runId, runAttempt: attempt },
+    scope: runnerScope(lead.runner, repo, lead.job.job.htmlUrl),
+    cause: lead.runner.loss?.cause ?? null,
+    signal: lead.runner.loss?.signal ?? lead.signal,
+    jobIds: lost.map((v) => v.job.job.jobId),
+    lead,
+  };
+  const record = runs.find((r) => r.run.runAttempt === attempt);
+  if (record?.run.status !== 'completed') {
+    if (!record) need(ctx, { kind: 'run', repo, installationId, runId });
+    awaitCompletion(ctx, run);
     return;
   }
+  const { target, budgetKeys } = rerunTarget(ctx, run, verdicts, rules.budget);
+  proposeRerun(ctx, run, rules, target, budgetKeys);
+}
 
+/** The run is still going: a pending intent to re-run the lost jobs once it completes. */
+function awaitCompletion(ctx: RuleContext, run: LostRun): void {
+  const { repo, runId, runAttempt } = run.runRef;
+  propose(ctx, {
+    rule: 'rerunKilledJob',
+    key: idempotencyKey('await-run-completion', repo, runId, runAttempt),
+    target: { kind: 'await-run-completion', jobIds: run.jobIds, ...run.runRef },
+    scope: run.scope,
+    cause: run.cause,
+    signal: run.signal,
+    reason: `run ${runId} attempt ${runAttempt} still running; re-run ${run.jobIds.join(', ')} once it completes`,
+    budgetKeys: [],
+  });
+}
+
+/**
+ * `rerun-failed-jobs` for the lost jobs and their cancelled siblings, unless a job failed for its
+ * own reasons or is over its budget: `rerun-failed-jobs` would retry it too, so then one lost job
+ * (and its dependents) is re-run with `rerun-job`.
+ */
+function rerunTarget(
+  ctx: RuleContext,
+  run: LostRun,
+  verdicts: Verdict[],
+  budget: number,
+): { target: RerunTarget; budgetKeys: string[] } {
+  const lost = verdicts.filter((v) => v.kind === 'lost');
   const siblings = verdicts.filter((v) => v.kind === 'sibling');
   const overBudget = [...lost, ...siblings].filter(
-    (v) => budgetUsed(ctx, budgetKeyOf(v.job)) >= rules.budget,
+    (v) => budgetUsed(ctx, budgetKeyOf(v.job)) >= budget,
   );
   const blocking = verdicts.filter((v) => v.kind === 'blocking').length + overBudget.length;
-  const within = lost.filter((v) => !overBudget.includes(v));
-  let target: ActionTarget;
-  let budgetKeys: string[];
   if (blocking === 0) {
     const all = [...lost, ...siblings].map((v) => v.job);
-    target = { kind: 'rerun-failed-jobs', ...runRef, jobIds: all.map((j) => j.job.jobId) };
-    budgetKeys = [...new Set(all.map(budgetKeyOf))];
-  } else {
-    // rerun-failed-jobs would also re-run a genuine failure: re-run one lost job (and dependents).
-    const one = (within[0] ?? lead).job;
-    target = { kind: 'rerun-job', ...runRef, jobId: one.job.jobId };
-    budgetKeys = [budgetKeyOf(one)];
+    return {
+      target: { kind: 'rerun-failed-jobs', ...run.runRef, jobIds: all.map((j) => j.job.jobId) },
+      budgetKeys: [...new Set(all.map(budgetKeyOf))],
+    };
   }
-  const base = idempotencyKey('rerun', repo, runId, attempt);
+  const one = (lost.find((v) => !overBudget.includes(v)) ?? run.lead).job;
+  return {
+    target: { kind: 'rerun-job', ...run.runRef, jobId: one.job.jobId },
+    budgetKeys: [budgetKeyOf(one)],
+  };
+}
+
+/** The re-run itself, under GitHub's refusals for now (retried) and for good (given up). */
+function proposeRerun(
+  ctx: RuleContext,
+  run: LostRun,
+  rules: { retryIntervalSeconds: number; retryForSeconds: number },
+  target: RerunTarget,
+  budgetKeys: string[],
+): void {
+  const { repo, runId, runAttempt } = run.runRef;
+  const { scope, cause, signal } = run;
+  const base = idempotencyKey('rerun', repo, runId, runAttempt);
   const st = retryState(ctx, base, rules.retryIntervalSeconds, rules.retryForSeconds);
   if (st.state === 'wait') {
     wake(ctx, st.at);
@@ -170,10 +221,10 @@ function rerunRun(ctx: RuleContext, jobs: JobRecord[]): void {
     signal,
     reason:
       target.kind === 'rerun-failed-jobs'
-        ? `run ${runId} attempt ${attempt} completed; jobs ${target.jobIds.join(', ')} lost their runner (${what}) or were cancelled with them: re-run failed jobs`
-        : `run ${runId} attempt ${attempt} completed; job ${target.jobId} lost its runner (${what}); other failures are not runner losses: re-run this job only`,
+        ? `run ${runId} attempt ${runAttempt} completed; jobs ${target.jobIds.join(', ')} lost their runner (${what}) or were cancelled with them: re-run failed jobs`
+        : `run ${runId} attempt ${runAttempt} completed; job ${target.jobId} lost its runner (${what}); other failures are not runner losses: re-run this job only`,
     budgetKeys,
-    recoveredBy: lead.recoveredBy,
+    recoveredBy: run.lead.recoveredBy,
   });
 }
 
