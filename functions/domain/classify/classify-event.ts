@@ -67,10 +67,7 @@ const NODE_EMITTERS: Record<string, readonly string[]> = {
  * `source.component` and `reportingComponent`/`reportingController` must name an allowed
  * emitter when present, and at least one must be present.
  */
-function emitterProblem(
-  ev: KubeEvent,
-  allowed: readonly string[] | undefined,
-): string | null {
+function emitterProblem(ev: KubeEvent, allowed: readonly string[] | undefined): string | null {
   if (!allowed) return null;
   const named = [ev.sourceComponent, ev.reportingComponent]
     .filter((c): c is string => c !== null && c !== '')
