@@ -20,7 +20,7 @@ interface Timer extends TimerHandle {
   readonly run: TimerCallback;
 }
 
-export const DEFAULT_EPOCH = Date.parse('2026-01-05T09:00:00.000Z');
+const DEFAULT_EPOCH = Date.parse('2026-01-05T09:00:00.000Z');
 
 export class SimClock implements Clock {
   private current: number;

@@ -39,7 +39,7 @@ export interface SimRunner {
 
 export const SHUTDOWN_SIGNAL_MESSAGE =
   'The runner has received a shutdown signal. This can happen when the runner service is stopped, or a manually started runner is canceled.';
-export const lostCommunicationMessage = (runner: string) =>
+const lostCommunicationMessage = (runner: string) =>
   `The self-hosted runner: ${runner} lost communication with the server. Verify the machine is running and has a healthy network connection. Anything in your workflow that terminates the runner process, starves it for CPU/Memory, or blocks its network access can cause this error.`;
 
 export interface InMemoryActionsServiceOptions {

@@ -12,7 +12,7 @@ export interface OwnerReference {
   blockOwnerDeletion?: boolean;
 }
 
-export interface ObjectMeta {
+interface ObjectMeta {
   name?: string;
   generateName?: string;
   namespace?: string;
@@ -46,7 +46,7 @@ export interface Condition {
   lastHeartbeatTime?: string;
 }
 
-export interface ContainerState {
+interface ContainerState {
   waiting?: { reason?: string; message?: string };
   running?: { startedAt: string };
   terminated?: {
@@ -71,7 +71,7 @@ export interface ContainerStatus {
   started?: boolean;
 }
 
-export interface Container {
+interface Container {
   name: string;
   image?: string;
   command?: string[];
@@ -99,7 +99,7 @@ export interface PodSpec {
   [key: string]: unknown;
 }
 
-export interface PodStatus {
+interface PodStatus {
   phase?: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown';
   reason?: string;
   message?: string;
@@ -136,7 +136,7 @@ export interface Node extends KubeObject {
   };
 }
 
-export interface ObjectReference {
+interface ObjectReference {
   kind: string;
   namespace?: string;
   name: string;

@@ -32,7 +32,7 @@ export interface ScenarioOutcome {
   simulatedSeconds: number;
 }
 
-export interface AuditEventOutcome {
+interface AuditEventOutcome {
   at: number;
   /** The action's idempotency key (a check run's external id). */
   key: string | null;
@@ -56,9 +56,9 @@ export interface JobOutcome {
   runningAgainAt: number | null;
 }
 
-export type Actor = 'runner-medic' | 'arc' | 'kubelet' | 'karpenter' | 'github' | 'user';
+type Actor = 'runner-medic' | 'arc' | 'kubelet' | 'karpenter' | 'github' | 'user';
 
-export interface ActionOutcome {
+interface ActionOutcome {
   at: number;
   by: Actor | string;
   api: 'kubernetes' | 'github';

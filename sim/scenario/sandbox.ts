@@ -102,7 +102,7 @@ export function describeRemediation(detail: Record<string, unknown>): string {
  * The closing summary: each job as ARC alone leaves it and as runner-medic leaves it, and how
  * much sooner the job was moving again (ran on a healthy runner, or had its re-run accepted).
  */
-export function compareOutcomes(
+function compareOutcomes(
   scenario: Scenario,
   withMedic: ScenarioOutcome,
   arcAlone: ScenarioOutcome,

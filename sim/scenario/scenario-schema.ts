@@ -58,7 +58,7 @@ export const SHIPPED_RBAC_MANIFESTS = [
 ] as const;
 
 /** The ARC versions the cluster twin models; every scenario says which one it runs. */
-export const ARC_VERSIONS = ['0.9', '0.13', '0.15'] as const satisfies readonly ArcVersion[];
+const ARC_VERSIONS = ['0.9', '0.13', '0.15'] as const satisfies readonly ArcVersion[];
 
 const clusterSchema = z.strictObject({
   name,
@@ -297,7 +297,7 @@ const githubSchema = z.strictObject({
     .optional(),
 });
 
-export const scenarioSchema = z.strictObject({
+const scenarioSchema = z.strictObject({
   name,
   description: z.string().default(''),
   seed: z.union([z.number().int(), z.string()]).default(1),
@@ -344,7 +344,6 @@ export type ScenarioFault = Scenario['faults'][number];
 export type ClusterFault = Exclude<ScenarioFault, { kind: 'unconfigured-cluster-event' }>;
 export type PodTarget = z.output<typeof podTarget>;
 export type Expectation = z.output<typeof expectationSchema>;
-export type ScenarioGitHub = Scenario['github'];
 
 export class ScenarioError extends Error {
   readonly problems: string[];

@@ -20,7 +20,7 @@ export interface TwinOptions {
 }
 
 /** Where a caller finds the twins: files written for kubectl, curl and runner-medic. */
-export interface TwinAddresses {
+interface TwinAddresses {
   githubApiUrl: string;
   /** One kubeconfig per cluster, authenticating as `admin`. */
   kubeconfigs: string[];

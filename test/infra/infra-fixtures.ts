@@ -8,7 +8,7 @@ import { parseAllDocuments, parse as parseYaml } from 'yaml';
 import { classifyEvent } from '../../functions/domain/classify/classify-event.js';
 import type { KubeEvent } from '../../functions/domain/model/cluster-facts.js';
 
-export const NTH_COMPONENT = 'aws-node-termination-handler';
+const NTH_COMPONENT = 'aws-node-termination-handler';
 
 const source = readFileSync('functions/domain/classify/classify-event.ts', 'utf8');
 
@@ -53,7 +53,7 @@ const MESSAGES: Record<string, string> = {
   Evicted: 'The node was low on resource: memory. ',
 };
 
-export const RUNNER_LABELS = {
+const RUNNER_LABELS = {
   'actions-ephemeral-runner': 'True',
   'app.kubernetes.io/component': 'runner',
 };
@@ -176,7 +176,7 @@ export function eventPatterns(params: Record<string, string>): Record<string, un
 }
 
 /** Fn::Split over literals (what the patterns use); other intrinsics are left as they are. */
-export function resolveIntrinsics(value: unknown): unknown {
+function resolveIntrinsics(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(resolveIntrinsics);
   if (typeof value !== 'object' || value === null) return value;
   const entries = Object.entries(value as Record<string, unknown>);

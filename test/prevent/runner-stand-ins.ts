@@ -177,7 +177,7 @@ export function writeStandIns(): StandIns {
   };
 }
 
-export function parseRecords(text: string): RecordLine[] {
+function parseRecords(text: string): RecordLine[] {
   return text
     .split('\n')
     .filter((line) => line.trim() !== '')

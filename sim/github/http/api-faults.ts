@@ -1,7 +1,7 @@
 import type { Rng } from '../../rng.js';
 
 /** Which requests a fault applies to. */
-export interface FaultMatch {
+interface FaultMatch {
   method?: string;
   /** Matched against the request path (without query). */
   path?: RegExp | string;

@@ -18,7 +18,7 @@ export interface ApiResponse {
   headers?: Record<string, string>;
 }
 
-export type RouteHandler = (ctx: RequestContext) => ApiResponse;
+type RouteHandler = (ctx: RequestContext) => ApiResponse;
 
 export interface Route {
   method: 'GET' | 'POST' | 'DELETE';
@@ -67,7 +67,7 @@ export class Router {
   }
 }
 
-export function errorBody(status: number, message: string) {
+function errorBody(status: number, message: string) {
   return { message, documentation_url: 'https://docs.github.com/rest', status: String(status) };
 }
 

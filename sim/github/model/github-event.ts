@@ -1,7 +1,7 @@
 import type { Job, Run } from './types.js';
 
-export type WorkflowJobAction = 'queued' | 'waiting' | 'in_progress' | 'completed';
-export type WorkflowRunAction = 'requested' | 'in_progress' | 'completed';
+type WorkflowJobAction = 'queued' | 'waiting' | 'in_progress' | 'completed';
+type WorkflowRunAction = 'requested' | 'in_progress' | 'completed';
 
 /** A change GitHub announces with a webhook. `job` and `run` are live objects: copy what you keep. */
 export type GitHubEvent =

@@ -143,7 +143,7 @@ export class GitHubStore {
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 
-export function splitFullName(fullName: string): [string, string] {
+function splitFullName(fullName: string): [string, string] {
   const [owner, name, extra] = fullName.split('/');
   if (!owner || !name || extra !== undefined)
     throw new Error(`expected owner/name, got "${fullName}"`);

@@ -13,14 +13,14 @@ export interface Outcome {
   message?: string;
 }
 
-export const ALREADY_RUNNING = 'This workflow is already running';
-export const TOO_OLD = 'Unable to retry this workflow run because it was created over a month ago';
-export const CANNOT_RETRY = 'This workflow run cannot be retried';
-export const CANNOT_CANCEL = 'Cannot cancel a workflow run that is completed.';
+const ALREADY_RUNNING = 'This workflow is already running';
+const TOO_OLD = 'Unable to retry this workflow run because it was created over a month ago';
+const CANNOT_RETRY = 'This workflow run cannot be retried';
+const CANNOT_CANCEL = 'Cannot cancel a workflow run that is completed.';
 /** A force-cancel of a hung run (actions/runner#3329). */
-export const FAILED_TO_CANCEL = 'Failed to cancel workflow run';
+const FAILED_TO_CANCEL = 'Failed to cancel workflow run';
 /** A cancel of a run just re-run (actions/runner#3872). */
-export const RERUN_NOT_QUEUED = 'Cannot cancel a workflow re-run that has not yet queued.';
+const RERUN_NOT_QUEUED = 'Cannot cancel a workflow re-run that has not yet queued.';
 const RERUN_WINDOW_MS = 30 * DAY_MS;
 
 /** A cancel or force-cancel refused as real GitHub sometimes refuses it; the run is unchanged. */

@@ -147,7 +147,7 @@ export function isBusy(store: GitHubStore, runner: Runner): boolean {
 }
 
 /** A job goes to a scale set of its repository's owner (or the repository itself) named by its labels. */
-export function jobFitsScaleSet(store: GitHubStore, job: Job, scaleSet: ScaleSet): boolean {
+function jobFitsScaleSet(store: GitHubStore, job: Job, scaleSet: ScaleSet): boolean {
   const run = store.runs.get(job.runId);
   if (!run) return false;
   const ownerMatches =

@@ -1,8 +1,8 @@
 import type { JobAssignment, RunnerStopKind } from '../../actions-service.js';
 
-export type JobStatus = 'queued' | 'in_progress' | 'completed' | 'waiting';
+type JobStatus = 'queued' | 'in_progress' | 'completed' | 'waiting';
 export type JobConclusion = 'success' | 'failure' | 'cancelled' | 'skipped';
-export type RunStatus = 'queued' | 'in_progress' | 'completed';
+type RunStatus = 'queued' | 'in_progress' | 'completed';
 
 /** One job of a workflow definition, as a scenario describes it. */
 export interface JobSpec {
@@ -69,7 +69,7 @@ export interface Workflow {
   createdAt: number;
 }
 
-export interface Step {
+interface Step {
   name: string;
   number: number;
   status: 'queued' | 'in_progress' | 'completed';

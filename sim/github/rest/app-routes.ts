@@ -12,8 +12,6 @@ import { APP_PERMISSIONS, linkApp, permissionsOf } from './installation-permissi
 import type { RestDeps } from './route-context.js';
 import { repositoryBody } from '../payloads/repository-body.js';
 
-export { APP_PERMISSIONS, setInstallationPermissions } from './installation-permissions.js';
-
 export interface AppRouteDeps extends RestDeps {
   credentials: AppCredentials;
   tokens: TokenRegistry;

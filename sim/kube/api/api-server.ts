@@ -38,7 +38,7 @@ export interface ApiServerOptions {
  * `runner-medic` is in the group `infra/kubernetes/rbac*.yaml` binds (an EKS access entry maps the
  * Lambda role to it).
  */
-export const DEFAULT_ACTOR_GROUPS: Record<string, string[]> = {
+const DEFAULT_ACTOR_GROUPS: Record<string, string[]> = {
   admin: ['system:masters'],
   'runner-medic': ['runner-medic'],
 };

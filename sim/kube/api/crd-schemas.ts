@@ -17,7 +17,7 @@ export interface CrdVersion {
 }
 
 /** The repository root: the nearest folder above this file that holds package.json. */
-export function repoRoot(): string {
+function repoRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     if (existsSync(join(dir, 'package.json'))) return dir;
@@ -28,7 +28,7 @@ export function repoRoot(): string {
   }
 }
 
-export function crdDirectory(): string {
+function crdDirectory(): string {
   return process.env.RUNNER_MEDIC_ARC_CRDS ?? resolve(repoRoot(), 'sim/kube/crds');
 }
 

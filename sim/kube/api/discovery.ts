@@ -1,7 +1,7 @@
 /** Discovery documents (legacy, unaggregated), enough for client-go/kubectl and client-node. */
 import { RESOURCES, apiVersionOf, type ResourceDef } from './resources.js';
 
-export const SERVER_VERSION = {
+const SERVER_VERSION = {
   major: '1',
   minor: '32',
   gitVersion: 'v1.32.0-runner-medic-sim',

@@ -67,7 +67,7 @@ export class ApiError extends Error {
 }
 
 /** `pods` or `ephemeralrunners.actions.github.com`, as messages qualify resources. */
-export function qualified(t: Target): string {
+function qualified(t: Target): string {
   return t.group ? `${t.resource}.${t.group}` : t.resource;
 }
 

@@ -51,7 +51,7 @@ export function parseFieldSelector(
   });
 }
 
-export function readField(obj: unknown, path: string): string {
+function readField(obj: unknown, path: string): string {
   let cur: unknown = obj;
   for (const seg of path.split('.')) {
     if (cur === null || typeof cur !== 'object') return '';

@@ -640,4 +640,4 @@ export class KubeApi {
   }
 }
 
-export { sameJson, setCondition };
+export { setCondition };

@@ -4,7 +4,7 @@
  * SelectorError that the HTTP layer turns into 400 BadRequest.
  */
 
-export type LabelOperator = '=' | '!=' | 'in' | 'notin' | 'exists' | '!' | 'gt' | 'lt';
+type LabelOperator = '=' | '!=' | 'in' | 'notin' | 'exists' | '!' | 'gt' | 'lt';
 
 export interface LabelRequirement {
   key: string;
@@ -221,11 +221,4 @@ export function matchesLabels(
       }
     }
   });
-}
-
-/** Builds a selector string from a map (`a=b,c=d`), for the models and tests. */
-export function selectorFromLabels(labels: Record<string, string>): string {
-  return Object.entries(labels)
-    .map(([k, v]) => `${k}=${v}`)
-    .join(',');
 }

@@ -13,7 +13,7 @@ import { ApiError } from './errors.js';
 import type { ObjectStore } from './store.js';
 import type { KubeObject } from '../types.js';
 
-export const RBAC_GROUP = 'rbac.authorization.k8s.io';
+const RBAC_GROUP = 'rbac.authorization.k8s.io';
 
 /** Who is calling: what a bearer token authenticates to. */
 export interface UserInfo {
@@ -43,7 +43,7 @@ export interface Decision {
   reason: string;
 }
 
-export interface PolicyRule {
+interface PolicyRule {
   verbs?: string[];
   apiGroups?: string[];
   resources?: string[];
@@ -51,31 +51,31 @@ export interface PolicyRule {
   nonResourceURLs?: string[];
 }
 
-export interface Subject {
+interface Subject {
   kind: 'User' | 'Group' | 'ServiceAccount' | string;
   name: string;
   namespace?: string;
   apiGroup?: string;
 }
 
-export interface RoleRef {
+interface RoleRef {
   apiGroup: string;
   kind: 'Role' | 'ClusterRole' | string;
   name: string;
 }
 
-export type RoleObject = KubeObject & { rules?: PolicyRule[] };
-export type BindingObject = KubeObject & { roleRef: RoleRef; subjects?: Subject[] };
+type RoleObject = KubeObject & { rules?: PolicyRule[] };
+type BindingObject = KubeObject & { roleRef: RoleRef; subjects?: Subject[] };
 
-export const SUPERUSER_GROUP = 'system:masters';
+const SUPERUSER_GROUP = 'system:masters';
 
 /** rule.go VerbMatches */
-export function verbMatches(rule: PolicyRule, verb: string): boolean {
+function verbMatches(rule: PolicyRule, verb: string): boolean {
   return (rule.verbs ?? []).some((v) => v === '*' || v === verb);
 }
 
 /** rule.go APIGroupMatches */
-export function apiGroupMatches(rule: PolicyRule, group: string): boolean {
+function apiGroupMatches(rule: PolicyRule, group: string): boolean {
   return (rule.apiGroups ?? []).some((g) => g === '*' || g === group);
 }
 
@@ -83,7 +83,7 @@ export function apiGroupMatches(rule: PolicyRule, group: string): boolean {
  * rule.go ResourceMatches: `*`, an exact `resource` or `resource/subresource`, or
  * `*\/subresource`. (`pods/*` is not a wildcard for subresources in the real matcher.)
  */
-export function resourceMatches(rule: PolicyRule, resource: string, subresource = ''): boolean {
+function resourceMatches(rule: PolicyRule, resource: string, subresource = ''): boolean {
   const combined = subresource ? `${resource}/${subresource}` : resource;
   return (rule.resources ?? []).some(
     (r) =>
@@ -97,20 +97,20 @@ export function resourceMatches(rule: PolicyRule, resource: string, subresource 
 }
 
 /** rule.go ResourceNameMatches: an empty list allows every name (and none). */
-export function resourceNameMatches(rule: PolicyRule, name = ''): boolean {
+function resourceNameMatches(rule: PolicyRule, name = ''): boolean {
   const names = rule.resourceNames ?? [];
   return names.length === 0 || names.includes(name);
 }
 
 /** rule.go NonResourceURLMatches: exact, `*`, or a trailing-`*` prefix. */
-export function nonResourceURLMatches(rule: PolicyRule, path: string): boolean {
+function nonResourceURLMatches(rule: PolicyRule, path: string): boolean {
   return (rule.nonResourceURLs ?? []).some(
     (u) => u === '*' || u === path || (u.endsWith('*') && path.startsWith(u.slice(0, -1))),
   );
 }
 
 /** rbac.go RuleAllows */
-export function ruleAllows(attrs: RequestAttributes, rule: PolicyRule): boolean {
+function ruleAllows(attrs: RequestAttributes, rule: PolicyRule): boolean {
   if (attrs.resourceRequest) {
     return (
       verbMatches(rule, attrs.verb) &&
@@ -123,7 +123,7 @@ export function ruleAllows(attrs: RequestAttributes, rule: PolicyRule): boolean 
 }
 
 /** rule.go appliesToUser */
-export function subjectMatches(user: UserInfo, subject: Subject, bindingNamespace = ''): boolean {
+function subjectMatches(user: UserInfo, subject: Subject, bindingNamespace = ''): boolean {
   switch (subject.kind) {
     case 'User':
       return user.username === subject.name;
@@ -188,7 +188,7 @@ export class RbacAuthorizer {
 }
 
 /** responsewriters/errors.go forbiddenMessage */
-export function forbiddenMessage(user: UserInfo, attrs: RequestAttributes): string {
+function forbiddenMessage(user: UserInfo, attrs: RequestAttributes): string {
   if (!attrs.resourceRequest)
     return `User "${user.username}" cannot ${attrs.verb} path "${attrs.path ?? ''}"`;
   const resource = attrs.subresource ? `${attrs.resource}/${attrs.subresource}` : attrs.resource;

@@ -43,7 +43,7 @@ const ALL_VERBS = [
 const META_FIELDS = ['metadata.name', 'metadata.namespace'];
 
 export const ARC_GROUP = 'actions.github.com';
-export const ARC_VERSION = 'v1alpha1';
+const ARC_VERSION = 'v1alpha1';
 export const ARC_API_VERSION = `${ARC_GROUP}/${ARC_VERSION}`;
 
 export const RESOURCES: ResourceDef[] = [

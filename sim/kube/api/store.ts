@@ -5,7 +5,7 @@
  */
 import { deepClone, type KubeObject } from '../types.js';
 
-export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
 export interface StoreEvent {
   type: WatchEventType;

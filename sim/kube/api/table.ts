@@ -8,7 +8,7 @@ export function wantsTable(accept: string | undefined): boolean {
 }
 
 /** `5s`, `3m`, `2h`, `4d`: kubectl's short relative durations. */
-export function age(fromIso: string | undefined, now: number): string {
+function age(fromIso: string | undefined, now: number): string {
   if (!fromIso) return '<unknown>';
   const s = Math.max(0, Math.floor((now - Date.parse(fromIso)) / 1000));
   if (s < 120) return `${s}s`;
@@ -138,7 +138,7 @@ function cell(v: unknown, type: string, now: number): unknown {
   return v;
 }
 
-export function podStatus(p: Pod): string {
+function podStatus(p: Pod): string {
   if (p.metadata.deletionTimestamp) return 'Terminating';
   if (p.status?.reason) return p.status.reason;
   const cs = p.status?.containerStatuses ?? [];

@@ -67,7 +67,7 @@ function compiledFor(def: ResourceDef, flavour: SchemaFlavour) {
 }
 
 /** Removes fields the schema does not declare (structural-schema pruning). */
-export function prune(value: unknown, schema: Schema | undefined): unknown {
+function prune(value: unknown, schema: Schema | undefined): unknown {
   if (!schema || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) {
     const items = schema.items as Schema | undefined;

@@ -58,7 +58,7 @@ export const ARC_REGISTRATION_FINALIZER =
 export const ERS_FINALIZER = 'ephemeralrunnerset.actions.github.com/finalizer';
 export const ARS_FINALIZER = 'autoscalingrunnerset.actions.github.com/finalizer';
 
-export function arcBehaviour(version: ArcVersion): ArcBehaviour {
+function arcBehaviour(version: ArcVersion): ArcBehaviour {
   switch (version) {
     case '0.9':
       return {

@@ -457,6 +457,6 @@ export class EphemeralRunnerController extends Reconciler {
   }
 }
 
-export function runnerContainerStatus(pod: Pod): ContainerStatus | undefined {
+function runnerContainerStatus(pod: Pod): ContainerStatus | undefined {
   return pod.status?.containerStatuses?.find((c) => c.name === 'runner');
 }

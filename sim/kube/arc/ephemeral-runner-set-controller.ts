@@ -30,7 +30,7 @@ export interface RunnerBuckets {
   deleting: EphemeralRunner[];
 }
 
-export function bucketRunners(runners: EphemeralRunner[]): RunnerBuckets {
+function bucketRunners(runners: EphemeralRunner[]): RunnerBuckets {
   const b: RunnerBuckets = { pending: [], running: [], finished: [], failed: [], deleting: [] };
   for (const er of runners) {
     if (er.metadata.deletionTimestamp) b.deleting.push(er);

@@ -15,9 +15,9 @@ import {
   type ArcBehaviour,
 } from './arc-version.js';
 
-export const LABEL_SCALE_SET_NAME = 'actions.github.com/scale-set-name';
-export const LABEL_SCALE_SET_NAMESPACE = 'actions.github.com/scale-set-namespace';
-export const LABEL_COMPONENT = 'app.kubernetes.io/component';
+const LABEL_SCALE_SET_NAME = 'actions.github.com/scale-set-name';
+const LABEL_SCALE_SET_NAMESPACE = 'actions.github.com/scale-set-namespace';
+const LABEL_COMPONENT = 'app.kubernetes.io/component';
 export const ANNOTATION_SCALE_SET_ID = 'runner-scale-set-id';
 export const ANNOTATION_PATCH_ID = 'actions.github.com/patch-id';
 
@@ -33,7 +33,7 @@ export function controllerRef(owner: KubeObject): OwnerReference {
 }
 
 /** `https://github.com/acme` → organization acme; `https://github.com/acme/app` → repository. */
-export function configUrlLabels(url: string): Record<string, string> {
+function configUrlLabels(url: string): Record<string, string> {
   const parts = new URL(url).pathname.split('/').filter(Boolean);
   const trim = (s: string) => s.slice(0, 63).replace(/[^A-Za-z0-9]+$/, '');
   if (parts[0] === 'enterprises' && parts[1])

@@ -9,7 +9,7 @@ import { parseManifest } from '../manifest.js';
 import type { ExporterRouting } from './event-exporter.js';
 import { parseExporterConfig } from './exporter-route.js';
 
-export const SHIPPED_EXPORTER_MANIFEST = 'infra/kubernetes/event-exporter.yaml';
+const SHIPPED_EXPORTER_MANIFEST = 'infra/kubernetes/event-exporter.yaml';
 
 /** pkg/exporter/config.go: `maxEventAgeSeconds` (and the old `throttlePeriod`) default to 5. */
 const DEFAULT_MAX_EVENT_AGE_SECONDS = 5;

@@ -18,8 +18,8 @@ import { isTerminal } from './pod-status.js';
 
 export type DisruptionMethod = 'consolidation' | 'drift' | 'expiry';
 
-export const DO_NOT_DISRUPT = 'karpenter.sh/do-not-disrupt';
-export const DISRUPTED_TAINT = 'karpenter.sh/disrupted';
+const DO_NOT_DISRUPT = 'karpenter.sh/do-not-disrupt';
+const DISRUPTED_TAINT = 'karpenter.sh/disrupted';
 
 const ACTOR = 'karpenter';
 

@@ -2,11 +2,11 @@
 import { setCondition } from '../api/kube-api.js';
 import { isoTime, type ContainerStatus, type Pod } from '../types.js';
 
-export function containerId(podUid: string, container: string): string {
+function containerId(podUid: string, container: string): string {
   return `containerd://${Buffer.from(`${podUid}/${container}`).toString('hex').slice(0, 64).padEnd(64, '0')}`;
 }
 
-export function waitingStatuses(pod: Pod, reason = 'ContainerCreating'): ContainerStatus[] {
+function waitingStatuses(pod: Pod, reason = 'ContainerCreating'): ContainerStatus[] {
   return pod.spec.containers.map((c) => ({
     name: c.name,
     state: { waiting: { reason } },
@@ -18,7 +18,7 @@ export function waitingStatuses(pod: Pod, reason = 'ContainerCreating'): Contain
   }));
 }
 
-export function runningStatuses(pod: Pod, now: number): ContainerStatus[] {
+function runningStatuses(pod: Pod, now: number): ContainerStatus[] {
   return pod.spec.containers.map((c) => ({
     name: c.name,
     state: { running: { startedAt: isoTime(now) } },

@@ -31,7 +31,7 @@ export interface RunnerBehaviour {
   deprecated?: boolean;
 }
 
-export const GRACEFUL_STOP_DEFAULT_TIMEOUT_MS = 15_000;
+const GRACEFUL_STOP_DEFAULT_TIMEOUT_MS = 15_000;
 
 export interface RunnerHooks {
   online(): void;

@@ -14,7 +14,7 @@ import { nsName, splitKey } from './work-queue.js';
 
 const ACTOR = 'default-scheduler';
 
-export function tolerates(tolerations: Toleration[] | undefined, taint: Taint): boolean {
+function tolerates(tolerations: Toleration[] | undefined, taint: Taint): boolean {
   return (tolerations ?? []).some(
     (t) =>
       (t.effect === undefined || t.effect === '' || t.effect === taint.effect) &&

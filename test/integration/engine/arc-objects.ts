@@ -6,7 +6,7 @@ export const SET = 'arc-linux';
 type Owner = { metadata: Record<string, unknown> };
 
 /** Labels ARC puts on a scale set's objects (`component` differs per kind). */
-export function arcLabels(component: string): Record<string, string> {
+function arcLabels(component: string): Record<string, string> {
   return {
     'app.kubernetes.io/component': component,
     'app.kubernetes.io/part-of': 'gha-runner-scale-set',

@@ -94,7 +94,7 @@ export class LoopbackProxy {
   }
 }
 
-export function reply(res: ServerResponse, r: Reply): void {
+function reply(res: ServerResponse, r: Reply): void {
   const text = JSON.stringify(r.body);
   res.writeHead(r.status, {
     'Content-Type': 'application/json',

@@ -10,7 +10,7 @@ export const ER_FINALIZER = 'ephemeralrunner.actions.github.com/finalizer';
 export const REGISTRATION_FINALIZER =
   'ephemeralrunner.actions.github.com/runner-registration-finalizer';
 
-export const ARC_LABELS = {
+const ARC_LABELS = {
   'app.kubernetes.io/component': 'runner',
   'app.kubernetes.io/part-of': 'gha-runner-scale-set',
   'actions.github.com/scale-set-name': 'arc-runner-set',

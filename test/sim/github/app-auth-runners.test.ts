@@ -1,28 +1,18 @@
 import { createAppAuth } from '@octokit/auth-app';
-import { RequestError } from '@octokit/request-error';
 import { createSign } from 'node:crypto';
 import {
+  buildWorld,
   MINUTE,
+  octokitFor,
   ORG,
+  rejection,
   REPO,
   RestOctokit,
   SCALE_SET,
-  buildWorld,
-  octokitFor,
 } from './sim-fixture.js';
 
 const [owner, repo] = REPO.split('/') as [string, string];
 const quiet = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
-
-async function rejection(promise: Promise<unknown>): Promise<RequestError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof RequestError) return error;
-    throw error;
-  }
-  throw new Error('expected the request to fail');
-}
 
 function jwt(privateKey: string, claims: Record<string, unknown>): string {
   const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');

@@ -1,20 +1,17 @@
-import { RequestError } from '@octokit/request-error';
-import { MINUTE, REPO, SCALE_SET, buildWorld, octokitFor } from './sim-fixture.js';
+import {
+  buildWorld,
+  MINUTE,
+  octokitFor,
+  rejection,
+  REPO,
+  RequestError,
+  SCALE_SET,
+} from './sim-fixture.js';
 import type { GitHubSimOptions } from '../../../sim/github/github-sim.js';
 import { basicError, hasPath, responseValidator } from './openapi-check.js';
 
 const [owner, repo] = REPO.split('/') as [string, string];
 const RUNS = '/repos/{owner}/{repo}/actions/runs/{run_id}';
-
-async function rejection(promise: Promise<unknown>): Promise<RequestError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof RequestError) return error;
-    throw error;
-  }
-  throw new Error('expected the request to fail');
-}
 
 async function setUp(options: Partial<GitHubSimOptions> = {}) {
   const world = buildWorld(

@@ -2,22 +2,12 @@ import { Octokit } from '@octokit/core';
 import { restEndpointMethods } from '@octokit/plugin-rest-endpoint-methods';
 import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
-import { RequestError } from '@octokit/request-error';
-import { MINUTE, REPO, SCALE_SET, buildWorld, octokitFor } from './sim-fixture.js';
+import type { RequestError } from './sim-fixture.js';
+import { buildWorld, MINUTE, octokitFor, rejection, REPO, SCALE_SET } from './sim-fixture.js';
 
 const [owner, repo] = REPO.split('/') as [string, string];
 const ResilientOctokit = Octokit.plugin(restEndpointMethods, retry, throttling);
 const ThrottledOctokit = Octokit.plugin(restEndpointMethods, throttling);
-
-async function rejection(promise: Promise<unknown>): Promise<RequestError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof RequestError) return error;
-    throw error;
-  }
-  throw new Error('expected the request to fail');
-}
 
 describe('GitHub twin: rate limits, injected errors and latency', () => {
   const world = buildWorld({

@@ -1,5 +1,13 @@
-import { RequestError } from '@octokit/request-error';
-import { HOUR, MINUTE, ORG, REPO, SCALE_SET, buildWorld, octokitFor } from './sim-fixture.js';
+import {
+  buildWorld,
+  HOUR,
+  MINUTE,
+  octokitFor,
+  ORG,
+  rejection,
+  REPO,
+  SCALE_SET,
+} from './sim-fixture.js';
 
 const [owner, repo] = REPO.split('/') as [string, string];
 
@@ -12,16 +20,6 @@ const workflow = {
     { name: 'lint', runsOn: SCALE_SET, durationMs: MINUTE },
   ],
 };
-
-async function rejection(promise: Promise<unknown>): Promise<RequestError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof RequestError) return error;
-    throw error;
-  }
-  throw new Error('expected the request to fail');
-}
 
 async function setUp() {
   const world = buildWorld(workflow);

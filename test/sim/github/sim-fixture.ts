@@ -1,5 +1,6 @@
 import { Octokit } from '@octokit/core';
 import { restEndpointMethods } from '@octokit/plugin-rest-endpoint-methods';
+import { RequestError } from '@octokit/request-error';
 import { SimClock } from '../../../sim/clock.js';
 import { GitHubSim } from '../../../sim/github/github-sim.js';
 import type { GitHubSimOptions } from '../../../sim/github/github-sim.js';
@@ -36,3 +37,16 @@ export function octokitFor(baseUrl: string, token: string): RestOctokit {
 
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
+
+export { RequestError };
+
+/** Awaits a request that must fail over HTTP; returns octokit's RequestError. */
+export async function rejection(promise: Promise<unknown>): Promise<RequestError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof RequestError) return error;
+    throw error;
+  }
+  throw new Error('expected the request to fail');
+}
