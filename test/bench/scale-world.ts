@@ -31,7 +31,7 @@ export interface WorldSize {
 }
 
 /** Store traffic as dynalite answered it: items and bytes read, and the keys written. */
-export class StoreMeter {
+class StoreMeter {
   itemsRead = 0;
   bytesRead = 0;
   requests = 0;
@@ -52,8 +52,8 @@ const T0 = Date.parse('2026-03-02T09:00:00Z');
 
 export const runnerName = (ns: number, i: number) => `${SET}-n${ns}-runner-r${i}`;
 export const namespaceName = (ns: number) => `arc-${ns}`;
-export const nodeName = (n: number) => `ip-10-0-${Math.floor(n / 250)}-${n % 250}`;
-export const instanceOf = (n: number) => `i-${String(n).padStart(17, '0')}`;
+const nodeName = (n: number) => `ip-10-0-${Math.floor(n / 250)}-${n % 250}`;
+const instanceOf = (n: number) => `i-${String(n).padStart(17, '0')}`;
 
 export class ScaleWorld {
   readonly clock = new SimClock(T0);
