@@ -1,6 +1,9 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** An import pattern for modules of these folders of functions/, reached from a sibling folder. */
+const outerLayers = (folders) => `^(\\.\\./)+(${folders.join('|')})(/|$)`;
+
 export default tseslint.config(
   { ignores: ['node_modules', '.serverless', '.esbuild', 'coverage'] },
   js.configs.recommended,
@@ -40,9 +43,63 @@ export default tseslint.config(
               ],
               message: 'The domain is pure: no SDKs, no I/O.',
             },
+            {
+              regex: outerLayers([
+                'engine',
+                'ingress',
+                'adapters',
+                'config',
+                'handlers',
+                'ports',
+                'cli',
+                'doctor',
+                'local',
+              ]),
+              message: 'The domain imports nothing outside functions/domain.',
+            },
           ],
         },
       ],
+    },
+  },
+  {
+    files: ['functions/adapters/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: outerLayers(['engine', 'ingress', 'config']),
+              message:
+                'Adapters implement ports/: they never import the engine, ingress or config.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['functions/handlers/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: outerLayers(['adapters', 'domain', 'cli', 'doctor', 'local']),
+              message:
+                'Handlers are thin: they import config (the composition) and the flow modules (engine, ingress), and port types.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['functions/**/*.ts'],
+    rules: {
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
     },
   },
 );

@@ -6,18 +6,14 @@
 import { readFile } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { SSMClient } from '@aws-sdk/client-ssm';
-import { EKSClient } from '@aws-sdk/client-eks';
-import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
 import type { CheckResult } from '../doctor/doctor-check.js';
 import { exitCodeOf, reportOf } from '../doctor/doctor-check.js';
 import { runDoctor, storeClientConfig } from '../doctor/run-doctor.js';
 import { DynamoFactsStore } from '../adapters/store/dynamo-facts-store.js';
-import { createDocumentClient } from '../config/webhook-wiring.js';
+import { awsClients, createDocumentClient, engineFromEnvironment } from '../config/compose.js';
 import { systemClock } from '../ports/clock.js';
 import type { Clock } from '../ports/clock.js';
-import { engineFromEnvironment } from '../config/engine-wiring.js';
+import { RunnerMedicError } from '../ports/errors.js';
 import type { EngineDeps } from '../engine/run-engine.js';
 import { GithubUnavailableError } from '../ports/github-gateway.js';
 import { formatTable } from './format-table.js';
@@ -32,7 +28,7 @@ import {
   RescueUnreachable,
 } from './rescue.js';
 
-export const HELP = `runner-medic: rescues GitHub Actions jobs whose ARC runner pods die.
+const HELP = `runner-medic: rescues GitHub Actions jobs whose ARC runner pods die.
 
 Usage: runner-medic <command> [options]
 
@@ -80,7 +76,13 @@ replay options:
 The commands read the same environment as the functions (README, Configuration).
 `;
 
-export class UsageError extends Error {}
+/** The command line is wrong: runner-medic says why and how to ask for help (exit code 64). */
+class UsageError extends RunnerMedicError {
+  constructor(message: string) {
+    super('config', message);
+    this.name = 'UsageError';
+  }
+}
 
 /** The options every command takes. */
 const COMMON_OPTIONS = {
@@ -161,17 +163,12 @@ async function doctor(args: string[], io: CliIo): Promise<number> {
   }
   let checks: CheckResult[];
   try {
+    const aws = awsClients(clock);
     checks = await runDoctor({
       env,
       clock,
-      secretClients: {
-        ssm: () => new SSMClient({}),
-        secretsManager: () => new SecretsManagerClient({}),
-      },
-      eks: {
-        client: (region) => new EKSClient({ region }),
-        credentials: fromNodeProviderChain(),
-      },
+      secretClients: aws,
+      eks: aws.eks,
       ...(queuedMinutes !== undefined ? { queuedMinutes } : {}),
       ...(repositories ? { repositories } : {}),
     });
@@ -191,13 +188,13 @@ export interface CliSeams {
   clock?: Clock;
 }
 
-/** The engine as the functions build it (functions/config/engine-wiring.ts), logging to stderr. */
+/** The engine as the functions build it (functions/config/compose.ts), logging to stderr. */
 async function engineFrom(
   env: Record<string, string | undefined>,
   clock: Clock,
   io: CliIo,
 ): Promise<EngineDeps> {
-  const { deps } = await engineFromEnvironment(env, clock)(() => 60_000);
+  const { deps } = await engineFromEnvironment(env, awsClients(clock))(() => 60_000);
   const verbose = env.RUNNER_MEDIC_VERBOSE === 'true';
   const line = (level: string) => (message: string, fields?: object) => {
     if (verbose || level === 'warn')

@@ -11,6 +11,7 @@ import type { Policy } from '../domain/policy/policy.js';
 import { gatherSlice } from '../engine/gather-slice.js';
 import { runEngine, type ActionReport, type EngineDeps } from '../engine/run-engine.js';
 import { subjectKey, type Subject } from '../engine/subjects.js';
+import { RunnerMedicError } from '../ports/errors.js';
 
 export type RescueTarget =
   | { kind: 'job'; repo: string; runId: number; jobId: number }
@@ -251,9 +252,20 @@ async function learn(
 }
 
 /** The subject cannot be rescued as named (not found, not configured). */
-export class RescueError extends Error {}
+export class RescueError extends RunnerMedicError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('refused', message, options);
+    this.name = 'RescueError';
+  }
+}
+
 /** A cluster the subject lives in could not be read. */
-export class RescueUnreachable extends Error {}
+export class RescueUnreachable extends RunnerMedicError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('unavailable', message, options);
+    this.name = 'RescueUnreachable';
+  }
+}
 
 /** The outcome as lines for a person. */
 export function formatRescue(target: string, outcome: RescueOutcome, yes: boolean): string {

@@ -1,131 +1,223 @@
-import type { SecretSource } from '../ports/secret-source.js';
 import { z } from 'zod';
+import { problemLines } from '../domain/model/zod-problems.js';
+import { clustersSchema } from '../ports/cluster-access.js';
+import { RunnerMedicError } from '../ports/errors.js';
+import type { SecretSource } from '../ports/secret-source.js';
 
-/** Every environment variable runner-medic reads, validated once; see the README's table. */
-export class ConfigError extends Error {
+/**
+ * Every environment variable runner-medic reads, validated once, by role (see the README's
+ * table): `webhook` is the github-webhook function, `engine` the remediate and reconcile
+ * functions (and the CLI), `local` is `npm start`.
+ */
+export class ConfigError extends RunnerMedicError {
   readonly problems: string[];
 
   constructor(problems: string[]) {
-    super(`invalid configuration: ${problems.join('; ')}`);
+    super('config', `invalid configuration: ${problems.join('; ')}`);
     this.name = 'ConfigError';
     this.problems = problems;
   }
 }
 
+/** How long a delivery's record is kept: past GitHub's redelivery window (7 days) and a day more. */
+export const DELIVERY_TTL_SECONDS = 8 * 24 * 3600;
+/** The largest webhook body accepted; GitHub caps payloads at 25 MB, its events run far smaller. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+/** A Lambda Function URL's request limit: no larger body can arrive at all. */
 const LAMBDA_REQUEST_LIMIT = 6 * 1024 * 1024;
+const SECRET_CACHE_SECONDS = 300;
+const SWEEP_PAGE_SIZE = 500;
+const GITHUB_API_URL = 'https://api.github.com';
+const LOCAL_PORT = 3000;
+const LOCAL_WEBHOOK_SECRET = 'runner-medic-local-secret';
+/** The sandbox `npm start` plays: the second seed report (Karpenter consolidates a busy node). */
+const SANDBOX_SCENARIO = 'test/scenarios/seed-karpenter-mid-job.yaml';
+const SANDBOX_SPEED = 60;
 
 /** An optional variable; blank counts as unset. */
-export const optionalText = z
+const text = z
   .string()
   .optional()
   .transform((value) => (value && value.trim() !== '' ? value.trim() : undefined));
 
-/** Every problem zod found, each with the variable (and key path) it is about. */
-export function problemsOf(error: z.ZodError, prefix = ''): string[] {
-  return error.issues.map((issue) => `${prefix}${issue.path.join('.')}: ${issue.message}`);
-}
+const whole = () => z.coerce.number().int();
 
 /**
  * A secret given as `NAME` (the value itself), `NAME_PARAMETER` (an SSM SecureString) or
- * `NAME_ARN` (a Secrets Manager secret): exactly one, else the problem to report.
+ * `NAME_ARN` (a Secrets Manager secret): exactly one.
  */
-export function secretSourceFrom(
-  env: Record<string, string | undefined>,
-  name: string,
-): SecretSource | string {
-  const [value, parameter, arn] = ['', '_PARAMETER', '_ARN'].map((suffix) =>
-    optionalText.parse(env[`${name}${suffix}`]),
-  );
-  const sources: SecretSource[] = [
-    ...(value !== undefined ? [{ kind: 'env', value } as const] : []),
-    ...(parameter !== undefined ? [{ kind: 'ssm', name: parameter } as const] : []),
-    ...(arn !== undefined ? [{ kind: 'secrets-manager', id: arn } as const] : []),
-  ];
-  const [source, ...extra] = sources;
-  return source && extra.length === 0
-    ? source
-    : `set exactly one of ${name}, ${name}_PARAMETER or ${name}_ARN`;
-}
+const secretSource = (name: string) =>
+  z.object({ value: text, parameter: text, arn: text }).transform((given, ctx): SecretSource => {
+    const sources: SecretSource[] = [
+      ...(given.value !== undefined ? [{ kind: 'env', value: given.value } as const] : []),
+      ...(given.parameter !== undefined ? [{ kind: 'ssm', name: given.parameter } as const] : []),
+      ...(given.arn !== undefined ? [{ kind: 'secrets-manager', id: given.arn } as const] : []),
+    ];
+    const [source, ...extra] = sources;
+    if (source && extra.length === 0) return source;
+    ctx.addIssue({
+      code: 'custom',
+      message: `set exactly one of ${name}, ${name}_PARAMETER or ${name}_ARN`,
+    });
+    return z.NEVER;
+  });
 
-const webhookEnvSchema = z.object({
+/** The policy document: inline (`POLICY`), a file, an SSM parameter, or the default policy. */
+const policySource = z
+  .object({ inline: text, file: text, parameter: text })
+  .transform((given, ctx) => {
+    const sources = [
+      ...(given.inline !== undefined ? [{ kind: 'inline', text: given.inline } as const] : []),
+      ...(given.file !== undefined ? [{ kind: 'file', path: given.file } as const] : []),
+      ...(given.parameter !== undefined ? [{ kind: 'ssm', name: given.parameter } as const] : []),
+    ];
+    if (sources.length > 1) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'set at most one of POLICY, POLICY_FILE or POLICY_PARAMETER',
+      });
+      return z.NEVER;
+    }
+    return sources[0] ?? ({ kind: 'default' } as const);
+  });
+
+/** CLUSTERS: a JSON object of cluster name to access (ports/cluster-access.ts). */
+const clusters = z
+  .string()
+  .default('{}')
+  .transform((json, ctx): unknown => {
+    try {
+      return JSON.parse(json);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'not valid JSON' });
+      return z.NEVER;
+    }
+  })
+  .pipe(clustersSchema);
+
+/** The store and the bus: every function writes one and publishes on the other. */
+const storeAndBus = {
   TABLE_NAME: z.string().min(3, 'TABLE_NAME needs at least 3 characters'),
-  DYNAMODB_ENDPOINT: optionalText,
+  DYNAMODB_ENDPOINT: text,
   EVENT_SINK: z.enum(['eventbridge', 'stdout']).default('eventbridge'),
   EVENT_BUS_NAME: z.string().min(1).default('default'),
-  EVENTBRIDGE_ENDPOINT: optionalText,
-  WEBHOOK_MAX_BODY_BYTES: z.coerce
-    .number()
-    .int()
-    .positive()
-    .max(LAMBDA_REQUEST_LIMIT)
-    .default(1024 * 1024),
-  DELIVERY_TTL_SECONDS: z.coerce
-    .number()
-    .int()
-    .positive()
-    .default(8 * 24 * 3600),
-  SECRET_CACHE_SECONDS: z.coerce.number().int().nonnegative().default(300),
+  EVENTBRIDGE_ENDPOINT: text,
+  SECRET_CACHE_SECONDS: whole().nonnegative().default(SECRET_CACHE_SECONDS),
+};
+
+const storeAndBusSettings = (e: z.output<z.ZodObject<typeof storeAndBus>>) => ({
+  tableName: e.TABLE_NAME,
+  dynamoEndpoint: e.DYNAMODB_ENDPOINT,
+  sink: e.EVENT_SINK,
+  busName: e.EVENT_BUS_NAME,
+  eventBridgeEndpoint: e.EVENTBRIDGE_ENDPOINT,
+  secretCacheSeconds: e.SECRET_CACHE_SECONDS,
 });
 
-export interface WebhookSettings {
-  secret: SecretSource;
-  tableName: string;
-  dynamoEndpoint: string | undefined;
-  sink: 'eventbridge' | 'stdout';
-  busName: string;
-  eventBridgeEndpoint: string | undefined;
-  maxBodyBytes: number;
-  deliveryTtlSeconds: number;
-  secretCacheSeconds: number;
-}
-
-export function loadWebhookSettings(env: Record<string, string | undefined>): WebhookSettings {
-  const parsed = webhookEnvSchema.safeParse(env);
-  if (!parsed.success) throw new ConfigError(problemsOf(parsed.error));
-  const e = parsed.data;
-  const secret = secretSourceFrom(env, 'GITHUB_WEBHOOK_SECRET');
-  if (typeof secret === 'string') throw new ConfigError([secret]);
-  return {
-    secret,
-    tableName: e.TABLE_NAME,
-    dynamoEndpoint: e.DYNAMODB_ENDPOINT,
-    sink: e.EVENT_SINK,
-    busName: e.EVENT_BUS_NAME,
-    eventBridgeEndpoint: e.EVENTBRIDGE_ENDPOINT,
+const webhookSchema = z
+  .object({
+    ...storeAndBus,
+    GITHUB_WEBHOOK_SECRET: secretSource('GITHUB_WEBHOOK_SECRET'),
+    WEBHOOK_MAX_BODY_BYTES: whole().positive().max(LAMBDA_REQUEST_LIMIT).default(MAX_BODY_BYTES),
+    DELIVERY_TTL_SECONDS: whole().positive().default(DELIVERY_TTL_SECONDS),
+  })
+  .transform((e) => ({
+    ...storeAndBusSettings(e),
+    secret: e.GITHUB_WEBHOOK_SECRET,
     maxBodyBytes: e.WEBHOOK_MAX_BODY_BYTES,
     deliveryTtlSeconds: e.DELIVERY_TTL_SECONDS,
-    secretCacheSeconds: e.SECRET_CACHE_SECONDS,
-  };
-}
+  }));
 
-const localEnvSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().default('127.0.0.1'),
-  GITHUB_WEBHOOK_SECRET: z.string().min(1).default('runner-medic-local-secret'),
-  SANDBOX: z.enum(['on', 'off']).default('on'),
-  SANDBOX_SCENARIO: z.string().min(1).default('test/scenarios/seed-karpenter-mid-job.yaml'),
-  SANDBOX_SPEED: z.coerce.number().positive().max(100_000).default(60),
+const engineSchema = z
+  .object({
+    ...storeAndBus,
+    GITHUB_APP_CREDENTIALS: secretSource('GITHUB_APP_CREDENTIALS'),
+    POLICY: policySource,
+    CLUSTERS: clusters,
+    GITHUB_API_URL: z.string().url().default(GITHUB_API_URL),
+    DEFAULT_CLUSTER_NAME: text,
+    WAKE_QUEUE_URL: text,
+    /** Runners per list page in the sweep (`limit`). */
+    SWEEP_PAGE_SIZE: whole().min(10).max(5000).default(SWEEP_PAGE_SIZE),
+    CHECK_RUNS: z
+      .string()
+      .default('on')
+      .transform((value) => value.trim().toLowerCase())
+      .pipe(z.enum(['on', 'off'], { error: (issue) => `"on" or "off", not "${issue.input}"` })),
+  })
+  .transform((e) => ({
+    ...storeAndBusSettings(e),
+    githubApp: e.GITHUB_APP_CREDENTIALS,
+    policy: e.POLICY,
+    clusters: e.CLUSTERS,
+    githubApiUrl: e.GITHUB_API_URL,
+    /** The cluster name for events that carry none (Fluent Bit via CloudWatch Logs). */
+    defaultCluster: e.DEFAULT_CLUSTER_NAME,
+    /** SQS queue for delayed wake-ups; without it a grace period ends at the next sweep. */
+    wakeQueueUrl: e.WAKE_QUEUE_URL,
+    sweepPageSize: e.SWEEP_PAGE_SIZE,
+    /** A `runner-medic` check run explains each action on its job. */
+    checkRuns: e.CHECK_RUNS === 'on',
+  }));
+
+const localSchema = z
+  .object({
+    PORT: whole().min(0).max(65535).default(LOCAL_PORT),
+    HOST: z.string().default('127.0.0.1'),
+    GITHUB_WEBHOOK_SECRET: z.string().min(1).default(LOCAL_WEBHOOK_SECRET),
+    SANDBOX: z.enum(['on', 'off']).default('on'),
+    SANDBOX_SCENARIO: z.string().min(1).default(SANDBOX_SCENARIO),
+    SANDBOX_SPEED: z.coerce.number().positive().max(100_000).default(SANDBOX_SPEED),
+  })
+  .transform((e) => ({
+    port: e.PORT,
+    host: e.HOST,
+    webhookSecret: e.GITHUB_WEBHOOK_SECRET,
+    /** The scenario the sandbox plays, or null when SANDBOX=off. */
+    sandbox: e.SANDBOX === 'on' ? { scenario: e.SANDBOX_SCENARIO, speed: e.SANDBOX_SPEED } : null,
+  }));
+
+const schemas = { webhook: webhookSchema, engine: engineSchema, local: localSchema };
+
+export type Role = keyof typeof schemas;
+export type WebhookSettings = z.output<typeof webhookSchema>;
+export type EngineSettings = z.output<typeof engineSchema>;
+export type LocalSettings = z.output<typeof localSchema>;
+export type PolicySource = EngineSettings['policy'];
+type Env = Record<string, string | undefined>;
+
+const secretVariables = (env: Env, name: string) => ({
+  value: env[name],
+  parameter: env[`${name}_PARAMETER`],
+  arn: env[`${name}_ARN`],
 });
 
-export interface LocalSettings {
-  port: number;
-  host: string;
-  webhookSecret: string;
-  /** The scenario the sandbox plays, or null when SANDBOX=off. */
-  sandbox: { scenario: string; speed: number } | null;
+/** The environment as the schemas read it: a secret's or the policy's variables side by side. */
+function grouped(env: Env): Record<string, unknown> {
+  const secret = (name: string) => secretVariables(env, name);
+  return {
+    ...env,
+    GITHUB_WEBHOOK_SECRET: secret('GITHUB_WEBHOOK_SECRET'),
+    GITHUB_APP_CREDENTIALS: secret('GITHUB_APP_CREDENTIALS'),
+    POLICY: { inline: env.POLICY, file: env.POLICY_FILE, parameter: env.POLICY_PARAMETER },
+  };
 }
 
-/** Settings of `npm start`: no cloud, no network beyond loopback. */
-export function loadLocalSettings(env: Record<string, string | undefined>): LocalSettings {
-  const parsed = localEnvSchema.safeParse(env);
-  if (!parsed.success) throw new ConfigError(problemsOf(parsed.error));
-  return {
-    port: parsed.data.PORT,
-    host: parsed.data.HOST,
-    webhookSecret: parsed.data.GITHUB_WEBHOOK_SECRET,
-    sandbox:
-      parsed.data.SANDBOX === 'on'
-        ? { scenario: parsed.data.SANDBOX_SCENARIO, speed: parsed.data.SANDBOX_SPEED }
-        : null,
-  };
+/**
+ * The settings of one role from the environment; a ConfigError lists every problem at once,
+ * each as `VARIABLE: what is wrong` (`CLUSTERS.<name>.<key>` inside CLUSTERS).
+ */
+export function loadSettings(env: Env, role: 'webhook'): WebhookSettings;
+export function loadSettings(env: Env, role: 'engine'): EngineSettings;
+export function loadSettings(env: Env, role: 'local'): LocalSettings;
+export function loadSettings(env: Env, role: Role): z.output<(typeof schemas)[Role]> {
+  const parsed = schemas[role].safeParse(role === 'local' ? env : grouped(env));
+  if (!parsed.success) throw new ConfigError(problemLines(parsed.error));
+  return parsed.data;
+}
+
+/** Where one secret is read from, or the problem with how it is given. */
+export function secretSourceOf(env: Env, name: string): SecretSource | string {
+  const parsed = secretSource(name).safeParse(secretVariables(env, name));
+  return parsed.success ? parsed.data : parsed.error.issues.map((i) => i.message).join('; ');
 }

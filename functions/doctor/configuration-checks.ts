@@ -1,7 +1,6 @@
-import type { EngineSettings } from '../config/engine-settings.js';
-import { loadEngineSettings } from '../config/engine-settings.js';
-import { policyReader } from '../config/engine-wiring.js';
-import { ConfigError, secretSourceFrom } from '../config/settings.js';
+import { policyReader } from '../config/compose.js';
+import type { EngineSettings } from '../config/settings.js';
+import { ConfigError, loadSettings, secretSourceOf } from '../config/settings.js';
 import type { GithubAppCredentials } from '../adapters/github/github-app-credentials.js';
 import { loadGithubAppCredentials } from '../adapters/github/github-app-credentials.js';
 import type { SecretClients } from '../adapters/secrets/secret-reader.js';
@@ -47,7 +46,7 @@ export async function checkConfiguration(
 
   let settingsProblems: string[] = [];
   try {
-    configuration.settings = loadEngineSettings(env);
+    configuration.settings = loadSettings(env, 'engine');
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     settingsProblems = error.problems;
@@ -103,7 +102,7 @@ async function checkWebhookSecret(
   clock: Clock,
 ): Promise<CheckResult> {
   const id = 'configuration.webhook-secret';
-  const source = secretSourceFrom(env, 'GITHUB_WEBHOOK_SECRET');
+  const source = secretSourceOf(env, 'GITHUB_WEBHOOK_SECRET');
   if (typeof source === 'string') {
     return finding(
       id,
@@ -137,7 +136,7 @@ async function checkAppCredentials(
   configuration: DoctorConfiguration,
 ): Promise<CheckResult> {
   const id = 'configuration.github-app';
-  const source = secretSourceFrom(env, 'GITHUB_APP_CREDENTIALS');
+  const source = secretSourceOf(env, 'GITHUB_APP_CREDENTIALS');
   if (typeof source === 'string') {
     return finding(
       id,

@@ -5,9 +5,9 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { LambdaFunctionURLEvent, LambdaFunctionURLResult } from 'aws-lambda';
-import { fromFunctionUrlEvent, toFunctionUrlResult } from '../adapters/http/function-url.js';
+import { ingressFromEnvironment } from '../config/compose.js';
 import { createLogger, createMetrics } from '../config/observability.js';
-import { ingressFromEnvironment } from '../config/webhook-wiring.js';
+import { fromFunctionUrlEvent, toFunctionUrlResult } from '../ingress/function-url.js';
 import { receiveWebhook } from '../ingress/receive-webhook.js';
 import type { ReceiveWebhookDeps, ReceiveWebhookResult } from '../ingress/receive-webhook.js';
 

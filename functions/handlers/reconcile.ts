@@ -1,34 +1,15 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import middy from '@middy/core';
-import type { EngineProvider } from '../config/engine-wiring.js';
-import { engineFromEnvironment } from '../config/engine-wiring.js';
+import { engineFromEnvironment } from '../config/compose.js';
 import { createLogger, createMetrics } from '../config/observability.js';
 import { runEngine } from '../engine/run-engine.js';
-import { engineObservability } from './engine-observability.js';
-
-export interface ReconcileHandlerOptions {
-  engine: EngineProvider;
-  logger: Logger;
-  metrics: Metrics;
-}
+import type { EngineHandlerOptions } from './engine-observability.js';
+import { engineHandler } from './engine-observability.js';
 
 /** The scheduled, level-triggered sweep: the same engine over what the APIs show now. */
-export function createReconcileHandler(options: ReconcileHandlerOptions) {
+export function createReconcileHandler(options: EngineHandlerOptions) {
   const { logger, metrics } = options;
-  return middy(async (_event: unknown, context: { getRemainingTimeInMillis(): number }) => {
-    const setup = await options.engine(() => context.getRemainingTimeInMillis());
-    const report = await runEngine(
-      { kind: 'sweep' },
-      {
-        ...setup.deps,
-        remainingTimeMs: () => context.getRemainingTimeInMillis(),
-        ...engineObservability(logger, metrics),
-      },
-    );
+  return engineHandler(options, async (_event, { deps }) => {
+    const report = await runEngine({ kind: 'sweep' }, deps);
     metrics.addMetric('SweepRun', MetricUnit.Count, 1);
     logger.info('sweep', {
       actions: report.actions.length,
@@ -36,9 +17,7 @@ export function createReconcileHandler(options: ReconcileHandlerOptions) {
       wakeAt: report.wakeAt,
     });
     return { status: 'done' as const, ...report };
-  })
-    .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(logMetrics(metrics));
+  });
 }
 
 export const handler = createReconcileHandler({

@@ -1,50 +1,30 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import middy from '@middy/core';
 import { parseRemediateInput } from '../ingress/remediate-input.js';
+import { engineFromEnvironment } from '../config/compose.js';
 import { createLogger, createMetrics } from '../config/observability.js';
-import { engineFromEnvironment } from '../config/engine-wiring.js';
-import type { EngineProvider } from '../config/engine-wiring.js';
 import type { EngineReport } from '../engine/run-engine.js';
 import { runEngine } from '../engine/run-engine.js';
-import { engineObservability } from './engine-observability.js';
+import type { EngineHandlerOptions } from './engine-observability.js';
+import { engineHandler } from './engine-observability.js';
 
-export interface RemediateHandlerOptions {
-  engine: EngineProvider;
-  logger: Logger;
-  metrics: Metrics;
-}
-
-export type RemediateResult =
-  { status: 'rejected'; reason: string } | ({ status: 'done' } & EngineReport);
+type RemediateResult = { status: 'rejected'; reason: string } | ({ status: 'done' } & EngineReport);
 
 /**
  * EventBridge target: observations, Kubernetes events, EC2 events, wake-ups. Unrecognized input
  * is logged and counted, never thrown (EventBridge would retry garbage); an unavailable API
  * throws, so the async retry and the DLQ take over.
  */
-export function createRemediateHandler(options: RemediateHandlerOptions) {
+export function createRemediateHandler(options: EngineHandlerOptions) {
   const { logger, metrics } = options;
-  return middy(async (event: unknown, context: { getRemainingTimeInMillis(): number }) => {
-    const setup = await options.engine(() => context.getRemainingTimeInMillis());
-    const input = parseRemediateInput(
-      event,
-      setup.defaultCluster ? { defaultCluster: setup.defaultCluster } : {},
-    );
+  return engineHandler(options, async (event, { deps, defaultCluster }) => {
+    const input = parseRemediateInput(event, defaultCluster ? { defaultCluster } : {});
     if (!input.ok) {
       logger.warn('input rejected', { reason: input.reason });
       metrics.addDimensions({ reason: 'unrecognized' });
       metrics.addMetric('InputRejected', MetricUnit.Count, 1);
       return { status: 'rejected', reason: input.reason } satisfies RemediateResult;
     }
-    const report = await runEngine(input.trigger, {
-      ...setup.deps,
-      remainingTimeMs: () => context.getRemainingTimeInMillis(),
-      ...engineObservability(logger, metrics),
-    });
+    const report = await runEngine(input.trigger, deps);
     metrics.addDimensions({ trigger: input.trigger.kind });
     metrics.addMetric('EngineRun', MetricUnit.Count, 1);
     logger.info('engine run', {
@@ -55,9 +35,7 @@ export function createRemediateHandler(options: RemediateHandlerOptions) {
       wakeAt: report.wakeAt,
     });
     return { status: 'done', ...report } satisfies RemediateResult;
-  })
-    .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(logMetrics(metrics));
+  });
 }
 
 export const handler = createRemediateHandler({

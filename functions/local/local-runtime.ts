@@ -1,17 +1,15 @@
-import { StreamPublisher } from '../adapters/bus/stream-publisher.js';
 import type { LineWriter } from '../adapters/bus/stream-publisher.js';
-import { createWebhookVerifier } from '../adapters/github/webhook-verifier.js';
-import { DynamoDeliveryLedger } from '../adapters/store/dynamo-delivery-ledger.js';
+import { composeIngress } from '../config/compose.js';
 import { createLogger, createMetrics } from '../config/observability.js';
 import type { LocalSettings } from '../config/settings.js';
-import { createDocumentClient } from '../config/webhook-wiring.js';
+import { loadSettings } from '../config/settings.js';
 import { createGithubWebhookHandler } from '../handlers/github-webhook.js';
-import type { ReceiveWebhookDeps } from '../ingress/receive-webhook.js';
 import type { Clock } from '../ports/clock.js';
 import { systemClock } from '../ports/clock.js';
 import { startEmbeddedDynamo } from './embedded-dynamo.js';
 import type { FunctionUrlHandler } from './function-url-server.js';
 import { startFunctionUrlServer } from './function-url-server.js';
+import { loopbackClients } from './loopback-clients.js';
 
 export interface LocalRuntime {
   url: string;
@@ -29,16 +27,18 @@ export interface LocalRuntimeOptions {
 export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<LocalRuntime> {
   const clock = options.clock ?? systemClock;
   const dynamo = await startEmbeddedDynamo();
-  const ingress: ReceiveWebhookDeps = {
-    verifier: createWebhookVerifier([options.settings.webhookSecret]),
-    ledger: new DynamoDeliveryLedger(createDocumentClient(dynamo.clientConfig), dynamo.tableName),
-    publisher: new StreamPublisher(options.sink, clock),
-    clock,
-    maxBodyBytes: 1024 * 1024,
-    deliveryTtlSeconds: 8 * 24 * 3600,
-  };
+  // The webhook function's own settings and wiring, on the embedded store and a local sink.
+  const settings = loadSettings(
+    {
+      TABLE_NAME: dynamo.tableName,
+      DYNAMODB_ENDPOINT: dynamo.endpoint,
+      EVENT_SINK: 'stdout',
+      GITHUB_WEBHOOK_SECRET: options.settings.webhookSecret,
+    },
+    'webhook',
+  );
   const webhook = createGithubWebhookHandler({
-    ingress: async () => ingress,
+    ingress: composeIngress(settings, loopbackClients(clock, { stdout: options.sink })),
     logger: createLogger('github-webhook'),
     metrics: createMetrics('github-webhook'),
   });

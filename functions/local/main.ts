@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { loadLocalSettings } from '../config/settings.js';
+import { loadSettings } from '../config/settings.js';
 import { startLocalRuntime } from './local-runtime.js';
 
 const USAGE = `usage: npm start [-- --once]
@@ -19,7 +19,7 @@ if (flags.help) {
   process.exit(0);
 }
 
-const settings = loadLocalSettings(process.env);
+const settings = loadSettings(process.env, 'local');
 
 if (flags.once) {
   if (!settings.sandbox) {

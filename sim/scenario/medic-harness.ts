@@ -1,17 +1,9 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { EventBridgePublisher } from '../../functions/adapters/bus/eventbridge-publisher.js';
-import { OctokitCheckRunPublisher } from '../../functions/adapters/github/check-run-publisher.js';
-import { OctokitGithubGateway } from '../../functions/adapters/github/github-gateway.js';
-import { DynamoClusterSightings } from '../../functions/adapters/store/cluster-sightings.js';
-import { createWebhookVerifier } from '../../functions/adapters/github/webhook-verifier.js';
-import { ClusterConnections } from '../../functions/adapters/kubernetes/cluster-connections.js';
-import { DynamoDeliveryLedger } from '../../functions/adapters/store/dynamo-delivery-ledger.js';
-import { DynamoFactsStore } from '../../functions/adapters/store/dynamo-facts-store.js';
 import { WAKE_SOURCE } from '../../functions/ports/wake-scheduler.js';
-import type { EngineProvider } from '../../functions/config/engine-wiring.js';
-import { createDocumentClient } from '../../functions/config/webhook-wiring.js';
+import type { EngineProvider } from '../../functions/config/compose.js';
+import { composeEngine, composeIngress } from '../../functions/config/compose.js';
+import { loadSettings } from '../../functions/config/settings.js';
 import type { Policy } from '../../functions/domain/policy/policy.js';
 import { createGithubWebhookHandler } from '../../functions/handlers/github-webhook.js';
 import { createReconcileHandler } from '../../functions/handlers/reconcile.js';
@@ -19,6 +11,7 @@ import { createRemediateHandler } from '../../functions/handlers/remediate.js';
 import { startEmbeddedDynamo } from '../../functions/local/embedded-dynamo.js';
 import { localLambdaContext } from '../../functions/local/lambda-context.js';
 import type { EmbeddedDynamo } from '../../functions/local/embedded-dynamo.js';
+import { loopbackClients } from '../../functions/local/loopback-clients.js';
 import type { FunctionUrlHandler, LocalServer } from '../../functions/local/function-url-server.js';
 import { startFunctionUrlServer } from '../../functions/local/function-url-server.js';
 import { EventBridgeSim } from '../aws/eventbridge-sim.js';
@@ -54,13 +47,14 @@ export interface RemediationRecord {
 }
 
 const WEBHOOK_SECRET = 'scenario-webhook-secret';
-const AWS = { region: 'eu-west-1', credentials: { accessKeyId: 'sim', secretAccessKey: 'sim' } };
 
 /**
- * runner-medic as deployed, around the simulators: GitHub's webhooks reach the real
- * github-webhook handler over HTTP; what it publishes, the cluster's exported events and EC2
- * events reach the real remediate handler through a loopback EventBridge; the schedule drives
- * reconcile. Every handler reads time from the scenario's clock.
+ * runner-medic as deployed, around the simulators: the functions' own settings and composition
+ * (config/compose.ts) on loopback clients. GitHub's webhooks reach the real github-webhook
+ * handler over HTTP; what it publishes, the cluster's exported events and EC2 events reach the
+ * real remediate handler through a loopback EventBridge; the schedule drives reconcile. Every
+ * handler reads time from the scenario's clock; the policy is the scenario's, and wake-ups are
+ * timers on that clock.
  */
 export class MedicHarness {
   readonly bus = new EventBridgeSim();
@@ -81,12 +75,13 @@ export class MedicHarness {
   async start(): Promise<void> {
     const { clock, github } = this.options;
     this.dynamo = await startEmbeddedDynamo('runner-medic-scenario');
-    const busUrl = await this.bus.start();
-    const documents = createDocumentClient(this.dynamo.clientConfig);
-    const publisher = new EventBridgePublisher(
-      new EventBridgeClient({ ...AWS, endpoint: busUrl, maxAttempts: 1 }),
-      { busName: 'runner-medic', sleep: async () => undefined },
-    );
+    const store = {
+      TABLE_NAME: this.dynamo.tableName,
+      DYNAMODB_ENDPOINT: this.dynamo.endpoint,
+      EVENTBRIDGE_ENDPOINT: await this.bus.start(),
+      EVENT_BUS_NAME: 'runner-medic',
+    };
+    const clients = loopbackClients(clock);
     const logger = () =>
       new Logger({
         serviceName: 'runner-medic',
@@ -95,59 +90,44 @@ export class MedicHarness {
     const metrics = () => new Metrics({ namespace: 'RunnerMedic', serviceName: 'runner-medic' });
 
     const webhook = createGithubWebhookHandler({
-      ingress: async () => ({
-        verifier: createWebhookVerifier([WEBHOOK_SECRET]),
-        ledger: new DynamoDeliveryLedger(documents, this.dynamo?.tableName ?? ''),
-        publisher,
-        clock,
-        maxBodyBytes: 1024 * 1024,
-        deliveryTtlSeconds: 8 * 24 * 3600,
-      }),
+      ingress: composeIngress(
+        loadSettings({ ...store, GITHUB_WEBHOOK_SECRET: WEBHOOK_SECRET }, 'webhook'),
+        clients,
+      ),
       logger: logger(),
       metrics: metrics(),
     });
     this.server = await startFunctionUrlServer({ '/webhook': webhook as FunctionUrlHandler }, 0);
     github.setWebhookTarget({ url: `${this.server.url}/webhook`, secret: WEBHOOK_SECRET });
 
-    const clusters = new ClusterConnections({
-      clusters: Object.fromEntries(
-        Object.entries(this.options.kubeconfigs).map(([name, kubeconfig]) => {
-          const namespaces = this.options.namespaces?.[name];
-          return [
-            name,
-            { kind: 'kubeconfig' as const, kubeconfig, ...(namespaces ? { namespaces } : {}) },
-          ];
+    const clusters = Object.entries(this.options.kubeconfigs).map(([name, kubeconfig]) => {
+      const namespaces = this.options.namespaces?.[name];
+      return [name, { kind: 'kubeconfig', kubeconfig, ...(namespaces ? { namespaces } : {}) }];
+    });
+    const settings = loadSettings(
+      {
+        ...store,
+        GITHUB_API_URL: github.baseUrl,
+        GITHUB_APP_CREDENTIALS: JSON.stringify({
+          appId: github.app.appId,
+          privateKey: github.app.privateKey,
         }),
-      ),
-      clock,
-    });
-    // The App on the GitHub twin, with no real waits between calls.
-    const app = {
-      baseUrl: github.baseUrl,
-      appId: github.app.appId,
-      privateKey: github.app.privateKey,
-      remainingTimeMs: () => 60_000,
-      writeSpacingMs: 0,
-      retryBaseMs: 0,
-      rateLimitSecondMs: 0,
-    };
-    const gateway = new OctokitGithubGateway({ ...app, clock });
-    // As engine-wiring builds it: a check run on each re-run or cancel.
-    const checkRuns = new OctokitCheckRunPublisher(app);
-    const engine: EngineProvider = async () => ({
-      deps: {
-        store: new DynamoFactsStore(documents, this.dynamo?.tableName ?? ''),
-        deliveries: new DynamoDeliveryLedger(documents, this.dynamo?.tableName ?? ''),
-        clusters,
-        github: gateway,
-        bus: publisher,
-        policy: async () => this.options.policy,
-        clock,
-        wake: { wakeAt: async (at) => this.scheduleWake(at) },
-        checkRuns,
-        sightings: new DynamoClusterSightings(documents, this.dynamo?.tableName ?? ''),
+        CLUSTERS: JSON.stringify(Object.fromEntries(clusters)),
       },
-    });
+      'engine',
+    );
+    const composed = composeEngine(settings, clients);
+    const engine: EngineProvider = async (remainingTimeMs) => {
+      const setup = await composed(remainingTimeMs);
+      return {
+        ...setup,
+        deps: {
+          ...setup.deps,
+          policy: async () => this.options.policy,
+          wake: { wakeAt: async (at) => this.scheduleWake(at) },
+        },
+      };
+    };
     this.remediate = createRemediateHandler({ engine, logger: logger(), metrics: metrics() });
     this.reconcile = createReconcileHandler({ engine, logger: logger(), metrics: metrics() });
 

@@ -8,7 +8,7 @@ import { StreamPublisher } from '../../functions/adapters/bus/stream-publisher.j
 import { createWebhookVerifier } from '../../functions/adapters/github/webhook-verifier.js';
 import { DynamoDeliveryLedger } from '../../functions/adapters/store/dynamo-delivery-ledger.js';
 import { createLogger, createMetrics } from '../../functions/config/observability.js';
-import { createDocumentClient } from '../../functions/config/webhook-wiring.js';
+import { createDocumentClient } from '../../functions/config/compose.js';
 import { createGithubWebhookHandler } from '../../functions/handlers/github-webhook.js';
 import type { ReceiveWebhookDeps } from '../../functions/ingress/receive-webhook.js';
 import { startEmbeddedDynamo } from '../../functions/local/embedded-dynamo.js';

@@ -1,19 +1,16 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { LambdaFunctionURLEvent, LambdaFunctionURLResult } from 'aws-lambda';
-import { EventBridgePublisher } from '../../functions/adapters/bus/eventbridge-publisher.js';
-import { createWebhookVerifier } from '../../functions/adapters/github/webhook-verifier.js';
-import { DynamoDeliveryLedger } from '../../functions/adapters/store/dynamo-delivery-ledger.js';
+import { composeIngress, createDocumentClient } from '../../functions/config/compose.js';
 import { createLogger, createMetrics } from '../../functions/config/observability.js';
-import { createDocumentClient } from '../../functions/config/webhook-wiring.js';
+import { loadSettings } from '../../functions/config/settings.js';
 import { createGithubWebhookHandler } from '../../functions/handlers/github-webhook.js';
-import type { ReceiveWebhookDeps } from '../../functions/ingress/receive-webhook.js';
 import { startEmbeddedDynamo } from '../../functions/local/embedded-dynamo.js';
 import { localLambdaContext } from '../../functions/local/lambda-context.js';
 import type { EmbeddedDynamo } from '../../functions/local/embedded-dynamo.js';
+import { loopbackClients } from '../../functions/local/loopback-clients.js';
 import { EventBridgeSim } from '../../sim/aws/eventbridge-sim.js';
 import { SimClock } from '../../sim/clock.js';
 
@@ -86,42 +83,30 @@ export function parseResult(result: LambdaFunctionURLResult): ParsedResult {
   return { statusCode: result.statusCode ?? 0, body: JSON.parse(result.body ?? '{}') };
 }
 
-/** The github-webhook handler wired to dynalite and a loopback EventBridge, as in AWS. */
+/** The github-webhook handler as composed in AWS, on dynalite and a loopback EventBridge. */
 export class IngressHarness {
   constructor(private readonly observability: { logger?: Logger; metrics?: Metrics } = {}) {}
 
   readonly clock = new SimClock(Date.parse('2026-03-01T12:00:00Z'));
   readonly eventBridge = new EventBridgeSim();
   private dynamo: EmbeddedDynamo | undefined;
-  private deps: ReceiveWebhookDeps | undefined;
   private handler: ReturnType<typeof createGithubWebhookHandler> | undefined;
 
   async start(): Promise<void> {
     this.dynamo = await startEmbeddedDynamo('runner-medic-test');
-    const endpoint = await this.eventBridge.start();
-    const eventBridgeClient = new EventBridgeClient({
-      endpoint,
-      region: 'eu-west-1',
-      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-      maxAttempts: 1,
-    });
-    this.deps = {
-      verifier: createWebhookVerifier([TEST_SECRET]),
-      ledger: new DynamoDeliveryLedger(
-        createDocumentClient(this.dynamo.clientConfig),
-        this.dynamo.tableName,
-      ),
-      publisher: new EventBridgePublisher(eventBridgeClient, {
-        busName: 'runner-medic-test',
-        sleep: async () => undefined,
-      }),
-      clock: this.clock,
-      maxBodyBytes: 1024 * 1024,
-      deliveryTtlSeconds: 3600,
-    };
-    const deps = this.deps;
+    const settings = loadSettings(
+      {
+        TABLE_NAME: this.dynamo.tableName,
+        DYNAMODB_ENDPOINT: this.dynamo.endpoint,
+        EVENTBRIDGE_ENDPOINT: await this.eventBridge.start(),
+        EVENT_BUS_NAME: 'runner-medic-test',
+        GITHUB_WEBHOOK_SECRET: TEST_SECRET,
+        DELIVERY_TTL_SECONDS: '3600',
+      },
+      'webhook',
+    );
     this.handler = createGithubWebhookHandler({
-      ingress: async () => deps,
+      ingress: composeIngress(settings, loopbackClients(this.clock)),
       logger: this.observability.logger ?? createLogger('github-webhook'),
       metrics: this.observability.metrics ?? createMetrics('github-webhook'),
     });

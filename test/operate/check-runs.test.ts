@@ -4,10 +4,8 @@
  * against the GitHub twin, whose Checks API is checked against GitHub's OpenAPI description.
  */
 import { Octokit } from '@octokit/core';
-import {
-  checkRunPublisherFromEnvironment,
-  OctokitCheckRunPublisher,
-} from '../../functions/adapters/github/check-run-publisher.js';
+import { OctokitCheckRunPublisher } from '../../functions/adapters/github/check-run-publisher.js';
+import { engineFromEnvironment } from '../../functions/config/compose.js';
 import { composeExplanation } from '../../functions/domain/decide/explanation.js';
 import type { EngineDeps, EngineReport } from '../../functions/engine/run-engine.js';
 import { runEngine } from '../../functions/engine/run-engine.js';
@@ -190,21 +188,21 @@ describe('the GitHub twin: check runs, as GitHub describes them', () => {
 });
 
 describe('CHECK_RUNS', () => {
-  const options = {
-    baseUrl: 'https://api.github.com',
-    appId: 1,
-    privateKey: 'key',
-    remainingTimeMs: () => 60_000,
+  const env = {
+    TABLE_NAME: 'runner-medic',
+    GITHUB_APP_CREDENTIALS: JSON.stringify({
+      appId: 1,
+      privateKey: '-----BEGIN RSA PRIVATE KEY-----\nkey\n-----END RSA PRIVATE KEY-----',
+    }),
   };
-  it('is on unless set to off, and refuses any other value', () => {
-    expect(checkRunPublisherFromEnvironment({}, options)?.checkRuns).toBeInstanceOf(
-      OctokitCheckRunPublisher,
-    );
-    expect(checkRunPublisherFromEnvironment({ CHECK_RUNS: 'on' }, options)).toBeDefined();
-    expect(checkRunPublisherFromEnvironment({ CHECK_RUNS: 'off' }, options)).toBeUndefined();
-    expect(() => checkRunPublisherFromEnvironment({ CHECK_RUNS: 'no' }, options)).toThrow(
-      /CHECK_RUNS: "on" or "off"/,
-    );
+  const composed = async (extra: Record<string, string>) =>
+    (await engineFromEnvironment({ ...env, ...extra })(() => 60_000)).deps.checkRuns;
+
+  it('is on unless set to off, and refuses any other value', async () => {
+    expect(await composed({})).toBeInstanceOf(OctokitCheckRunPublisher);
+    expect(await composed({ CHECK_RUNS: 'on' })).toBeDefined();
+    expect(await composed({ CHECK_RUNS: 'off' })).toBeUndefined();
+    await expect(composed({ CHECK_RUNS: 'no' })).rejects.toThrow(/CHECK_RUNS: "on" or "off"/);
   });
 });
 
@@ -274,7 +272,7 @@ describe('composeExplanation for a cancel with no Kubernetes signal', () => {
   });
 });
 
-/** The harness's engine with check runs on (as engine-wiring builds it unless CHECK_RUNS=off). */
+/** The harness's engine with check runs on (as config/compose.ts builds it unless CHECK_RUNS=off). */
 const withCheckRuns = (harness: EngineHarness, extra: Partial<EngineDeps> = {}): EngineDeps =>
   Object.assign({}, harness.engine, { checkRuns: publisherFor(harness.github) }, extra);
 

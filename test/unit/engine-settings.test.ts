@@ -3,9 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SSMClient } from '@aws-sdk/client-ssm';
-import { loadEngineSettings } from '../../functions/config/engine-settings.js';
-import { policyReader } from '../../functions/config/engine-wiring.js';
-import { ConfigError } from '../../functions/config/settings.js';
+import { engineFromEnvironment, policyReader } from '../../functions/config/compose.js';
+import { ConfigError, loadSettings } from '../../functions/config/settings.js';
 import { SimClock } from '../../sim/clock.js';
 
 const base = { TABLE_NAME: 'runner-medic', GITHUB_APP_CREDENTIALS_PARAMETER: '/runner-medic/app' };
@@ -14,13 +13,16 @@ const clients = {
   secretsManager: () => new SecretsManagerClient({}),
 };
 
-describe('loadEngineSettings', () => {
+describe("loadSettings(env, 'engine')", () => {
   it('reads clusters, the policy source and the GitHub App source', () => {
-    const settings = loadEngineSettings({
-      ...base,
-      POLICY_PARAMETER: '/runner-medic/policy',
-      CLUSTERS: JSON.stringify({ 'prod-eu': { kind: 'eks', region: 'eu-west-1' } }),
-    });
+    const settings = loadSettings(
+      {
+        ...base,
+        POLICY_PARAMETER: '/runner-medic/policy',
+        CLUSTERS: JSON.stringify({ 'prod-eu': { kind: 'eks', region: 'eu-west-1' } }),
+      },
+      'engine',
+    );
     expect(settings.policy).toEqual({ kind: 'ssm', name: '/runner-medic/policy' });
     expect(settings.githubApp).toEqual({ kind: 'ssm', name: '/runner-medic/app' });
     expect(settings.clusters).toEqual({ 'prod-eu': { kind: 'eks', region: 'eu-west-1' } });
@@ -28,13 +30,16 @@ describe('loadEngineSettings', () => {
   });
 
   it('reads each cluster’s runner namespaces and the sweep page size', () => {
-    const settings = loadEngineSettings({
-      ...base,
-      CLUSTERS: JSON.stringify({
-        'prod-eu': { kind: 'eks', region: 'eu-west-1', namespaces: ['arc-runners', 'arc-gpu'] },
-      }),
-      SWEEP_PAGE_SIZE: '200',
-    });
+    const settings = loadSettings(
+      {
+        ...base,
+        CLUSTERS: JSON.stringify({
+          'prod-eu': { kind: 'eks', region: 'eu-west-1', namespaces: ['arc-runners', 'arc-gpu'] },
+        }),
+        SWEEP_PAGE_SIZE: '200',
+      },
+      'engine',
+    );
     expect(settings.clusters['prod-eu']?.namespaces).toEqual(['arc-runners', 'arc-gpu']);
     expect(settings.sweepPageSize).toBe(200);
   });
@@ -49,9 +54,41 @@ describe('loadEngineSettings', () => {
     [{ ...base, POLICY: 'dryRun: true', POLICY_FILE: '/p.yaml' }, /at most one of POLICY/],
     [{ TABLE_NAME: 'runner-medic' }, /exactly one of GITHUB_APP_CREDENTIALS/],
     [{ ...base, GITHUB_API_URL: 'not a url' }, /GITHUB_API_URL/],
+    [{ ...base, CHECK_RUNS: 'no' }, /CHECK_RUNS: "on" or "off"/],
   ])('rejects %o naming the bad setting', (env, message) => {
-    expect(() => loadEngineSettings(env)).toThrow(ConfigError);
-    expect(() => loadEngineSettings(env)).toThrow(message);
+    expect(() => loadSettings(env, 'engine')).toThrow(ConfigError);
+    expect(() => loadSettings(env, 'engine')).toThrow(message);
+  });
+
+  it('reports every problem at once, whatever group it is in', () => {
+    const env = {
+      TABLE_NAME: 'x',
+      CLUSTERS: '{"c1": {"kind": "gke"}}',
+      POLICY: 'dryRun: true',
+      POLICY_FILE: '/p.yaml',
+      SWEEP_PAGE_SIZE: '3',
+    };
+    let problems: string[] = [];
+    try {
+      loadSettings(env, 'engine');
+    } catch (error) {
+      problems = (error as ConfigError).problems;
+    }
+    expect(problems.map((p) => p.split(':')[0])).toEqual(
+      expect.arrayContaining([
+        'TABLE_NAME',
+        'GITHUB_APP_CREDENTIALS',
+        'POLICY',
+        'CLUSTERS.c1.kind',
+        'SWEEP_PAGE_SIZE',
+      ]),
+    );
+  });
+
+  it('reads CHECK_RUNS as on or off, on unless set', () => {
+    expect(loadSettings(base, 'engine').checkRuns).toBe(true);
+    expect(loadSettings({ ...base, CHECK_RUNS: 'on' }, 'engine').checkRuns).toBe(true);
+    expect(loadSettings({ ...base, CHECK_RUNS: ' OFF ' }, 'engine').checkRuns).toBe(false);
   });
 });
 
@@ -94,7 +131,6 @@ describe('policyReader', () => {
 describe('engineFromEnvironment', () => {
   it('builds the engine once per container and reuses its clients', async () => {
     const { generateKeyPairSync } = await import('node:crypto');
-    const { engineFromEnvironment } = await import('../../functions/config/engine-wiring.js');
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const provider = engineFromEnvironment({
       TABLE_NAME: 'runner-medic',

@@ -1,11 +1,14 @@
-import { ConfigError, loadWebhookSettings } from '../../functions/config/settings.js';
+import { ConfigError, loadSettings } from '../../functions/config/settings.js';
 
-describe('loadWebhookSettings', () => {
+describe("loadSettings(env, 'webhook')", () => {
   it('applies documented defaults', () => {
-    const settings = loadWebhookSettings({
-      GITHUB_WEBHOOK_SECRET: 's',
-      TABLE_NAME: 'runner-medic',
-    });
+    const settings = loadSettings(
+      {
+        GITHUB_WEBHOOK_SECRET: 's',
+        TABLE_NAME: 'runner-medic',
+      },
+      'webhook',
+    );
     expect(settings).toMatchObject({
       secret: { kind: 'env', value: 's' },
       sink: 'eventbridge',
@@ -16,10 +19,13 @@ describe('loadWebhookSettings', () => {
   });
 
   it('reads the secret from SSM when a parameter name is given', () => {
-    const settings = loadWebhookSettings({
-      GITHUB_WEBHOOK_SECRET_PARAMETER: '/runner-medic/webhook-secret',
-      TABLE_NAME: 'runner-medic',
-    });
+    const settings = loadSettings(
+      {
+        GITHUB_WEBHOOK_SECRET_PARAMETER: '/runner-medic/webhook-secret',
+        TABLE_NAME: 'runner-medic',
+      },
+      'webhook',
+    );
     expect(settings.secret).toEqual({ kind: 'ssm', name: '/runner-medic/webhook-secret' });
   });
 
@@ -40,7 +46,28 @@ describe('loadWebhookSettings', () => {
     ],
     [{ GITHUB_WEBHOOK_SECRET: 's', TABLE_NAME: 'runner-medic', EVENT_SINK: 'kafka' }, /EVENT_SINK/],
   ])('rejects %o naming the bad setting', (env, message) => {
-    expect(() => loadWebhookSettings(env)).toThrow(ConfigError);
-    expect(() => loadWebhookSettings(env)).toThrow(message);
+    expect(() => loadSettings(env, 'webhook')).toThrow(ConfigError);
+    expect(() => loadSettings(env, 'webhook')).toThrow(message);
+  });
+});
+
+describe("loadSettings(env, 'local')", () => {
+  it('runs on loopback with the sandbox on unless told otherwise', () => {
+    expect(loadSettings({}, 'local')).toEqual({
+      port: 3000,
+      host: '127.0.0.1',
+      webhookSecret: 'runner-medic-local-secret',
+      sandbox: { scenario: 'test/scenarios/seed-karpenter-mid-job.yaml', speed: 60 },
+    });
+    expect(loadSettings({ SANDBOX: 'off', PORT: '0' }, 'local')).toMatchObject({
+      port: 0,
+      sandbox: null,
+    });
+  });
+
+  it('reports every bad variable at once', () => {
+    expect(() => loadSettings({ PORT: '70000', SANDBOX: 'maybe' }, 'local')).toThrow(
+      /PORT: .*; SANDBOX: /,
+    );
   });
 });

@@ -1,14 +1,12 @@
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { EventBridgePublisher } from '../../../functions/adapters/bus/eventbridge-publisher.js';
-import { OctokitGithubGateway } from '../../../functions/adapters/github/github-gateway.js';
-import { ClusterConnections } from '../../../functions/adapters/kubernetes/cluster-connections.js';
 import { DynamoFactsStore } from '../../../functions/adapters/store/dynamo-facts-store.js';
-import { createDocumentClient } from '../../../functions/config/webhook-wiring.js';
+import { composeEngine, createDocumentClient } from '../../../functions/config/compose.js';
+import { loadSettings } from '../../../functions/config/settings.js';
 import { DEFAULT_POLICY, mergeDeep } from '../../../functions/domain/policy/policy.js';
 import type { Policy } from '../../../functions/domain/policy/policy.js';
 import type { EngineDeps } from '../../../functions/engine/run-engine.js';
 import { startEmbeddedDynamo } from '../../../functions/local/embedded-dynamo.js';
 import type { EmbeddedDynamo } from '../../../functions/local/embedded-dynamo.js';
+import { loopbackClients } from '../../../functions/local/loopback-clients.js';
 import { EventBridgeSim } from '../../../sim/aws/eventbridge-sim.js';
 import { SimClock } from '../../../sim/clock.js';
 import { Rng } from '../../../sim/rng.js';
@@ -17,7 +15,11 @@ import { ApiServer } from '../../../sim/kube/api/api-server.js';
 
 export const CLUSTER = 'prod-eu';
 
-/** The engine with its real adapters against the Kubernetes and GitHub twins, dynalite and a loopback bus. */
+/**
+ * The engine as the functions compose it (config/compose.ts), against the Kubernetes and GitHub
+ * twins, dynalite and a loopback bus; check runs off, and without the webhook ledger and the
+ * cluster sightings, which these tests do not look at (test/operate adds check runs back).
+ */
 export class EngineHarness {
   readonly clock = new SimClock(Date.parse('2026-03-02T09:00:00Z'));
   readonly kube = new ApiServer({
@@ -62,34 +64,31 @@ export class EngineHarness {
       createDocumentClient(this.dynamo.clientConfig),
       this.dynamo.tableName,
     );
-    this.deps = {
-      store: this.facts,
-      clusters: new ClusterConnections({
-        clusters: {
-          [CLUSTER]: { kind: 'kubeconfig', kubeconfig: this.kube.kubeconfig('runner-medic') },
-        },
-        clock: this.clock,
-      }),
-      github: new OctokitGithubGateway({
-        baseUrl: this.github.baseUrl,
-        appId: this.github.app.appId,
-        privateKey: this.github.app.privateKey,
-        remainingTimeMs: () => 60_000,
-        writeSpacingMs: 0,
-        retryBaseMs: 0,
-        rateLimitSecondMs: 0,
-        clock: this.clock,
-      }),
-      bus: new EventBridgePublisher(
-        new EventBridgeClient({
-          endpoint: busUrl,
-          region: 'eu-west-1',
-          credentials: { accessKeyId: 'sim', secretAccessKey: 'sim' },
+    const settings = loadSettings(
+      {
+        TABLE_NAME: this.dynamo.tableName,
+        DYNAMODB_ENDPOINT: this.dynamo.endpoint,
+        EVENTBRIDGE_ENDPOINT: busUrl,
+        EVENT_BUS_NAME: 'runner-medic',
+        GITHUB_API_URL: this.github.baseUrl,
+        GITHUB_APP_CREDENTIALS: JSON.stringify({
+          appId: this.github.app.appId,
+          privateKey: this.github.app.privateKey,
         }),
-        { busName: 'runner-medic', sleep: async () => undefined },
-      ),
+        CLUSTERS: JSON.stringify({
+          [CLUSTER]: { kind: 'kubeconfig', kubeconfig: this.kube.kubeconfig('runner-medic') },
+        }),
+        CHECK_RUNS: 'off',
+      },
+      'engine',
+    );
+    const clients = loopbackClients(this.clock, { eventBridgeAttempts: 3 });
+    const { deps } = await composeEngine(settings, clients)(() => 60_000);
+    this.deps = {
+      ...deps,
+      deliveries: undefined,
+      sightings: undefined,
       policy: async () => this.policy,
-      clock: this.clock,
       log: {
         info: (message, fields) =>
           void this.logs.push({ level: 'info', message, ...(fields ? { fields } : {}) }),

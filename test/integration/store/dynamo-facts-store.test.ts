@@ -2,7 +2,7 @@ import { RULES } from '../../../functions/domain/model/action.js';
 import type { Action } from '../../../functions/domain/model/action.js';
 import type { JobRecord } from '../../../functions/domain/model/facts.js';
 import { DynamoFactsStore } from '../../../functions/adapters/store/dynamo-facts-store.js';
-import { createDocumentClient } from '../../../functions/config/webhook-wiring.js';
+import { createDocumentClient } from '../../../functions/config/compose.js';
 import { startEmbeddedDynamo } from '../../../functions/local/embedded-dynamo.js';
 import type { EmbeddedDynamo } from '../../../functions/local/embedded-dynamo.js';
 

@@ -1,11 +1,8 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { EventBridgePublisher } from '../../../functions/adapters/bus/eventbridge-publisher.js';
-import { createWebhookVerifier } from '../../../functions/adapters/github/webhook-verifier.js';
-import { DynamoDeliveryLedger } from '../../../functions/adapters/store/dynamo-delivery-ledger.js';
-import { createDocumentClient } from '../../../functions/config/webhook-wiring.js';
+import { composeIngress } from '../../../functions/config/compose.js';
+import { loadSettings } from '../../../functions/config/settings.js';
 import { receiveWebhook } from '../../../functions/ingress/receive-webhook.js';
 import type { ReceiveWebhookDeps } from '../../../functions/ingress/receive-webhook.js';
 import {
@@ -16,6 +13,7 @@ import { republishUnpublishedDeliveries } from '../../../functions/ingress/repub
 import type { WebhookRequest } from '../../../functions/ports/webhook.js';
 import { startEmbeddedDynamo } from '../../../functions/local/embedded-dynamo.js';
 import type { EmbeddedDynamo } from '../../../functions/local/embedded-dynamo.js';
+import { loopbackClients } from '../../../functions/local/loopback-clients.js';
 import { EventBridgeSim } from '../../../sim/aws/eventbridge-sim.js';
 import { SimClock } from '../../../sim/clock.js';
 import { TEST_SECRET, signBody } from '../../helpers/ingress-harness.js';
@@ -28,32 +26,23 @@ let eventBridgeEndpoint: string;
 const eventBridge = new EventBridgeSim();
 const clock = new SimClock(Date.parse('2026-03-01T12:00:00Z'));
 let deps: ReceiveWebhookDeps;
-let clients: { destroy(): void }[] = [];
+
+/** The webhook function's environment, the same in this process and in the killed one. */
+const webhookEnv = () => ({
+  TABLE_NAME: dynamo.tableName,
+  DYNAMODB_ENDPOINT: dynamo.endpoint,
+  EVENTBRIDGE_ENDPOINT: eventBridgeEndpoint,
+  EVENT_BUS_NAME: 'runner-medic-test',
+  GITHUB_WEBHOOK_SECRET: TEST_SECRET,
+});
 
 beforeAll(async () => {
   dynamo = await startEmbeddedDynamo('runner-medic-crash');
   eventBridgeEndpoint = await eventBridge.start();
-  const documents = createDocumentClient(dynamo.clientConfig);
-  const events = new EventBridgeClient({
-    endpoint: eventBridgeEndpoint,
-    region: 'eu-west-1',
-    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-  });
-  clients = [documents, events];
-  deps = {
-    verifier: createWebhookVerifier([TEST_SECRET]),
-    ledger: new DynamoDeliveryLedger(documents, dynamo.tableName),
-    publisher: new EventBridgePublisher(events, {
-      busName: 'runner-medic-test',
-      sleep: async () => undefined,
-    }),
-    clock,
-    maxBodyBytes: 1024 * 1024,
-    deliveryTtlSeconds: 3600,
-  };
+  const settings = loadSettings(webhookEnv(), 'webhook');
+  deps = await composeIngress(settings, loopbackClients(clock, { eventBridgeAttempts: 3 }))();
 });
 afterAll(async () => {
-  for (const client of clients) client.destroy();
   await eventBridge.stop();
   await dynamo.close();
 });
@@ -87,11 +76,7 @@ async function killWebhookAt(point: 'after-claim', request: WebhookRequest) {
         CRASH_AT: point,
         REQUEST: JSON.stringify(request),
         CLOCK_MS: String(clock.now()),
-        TABLE_NAME: dynamo.tableName,
-        DYNAMODB_ENDPOINT: dynamo.endpoint,
-        EVENTBRIDGE_ENDPOINT: eventBridgeEndpoint,
-        EVENT_BUS_NAME: 'runner-medic-test',
-        GITHUB_WEBHOOK_SECRET: TEST_SECRET,
+        ...webhookEnv(),
         AWS_REGION: 'eu-west-1',
         AWS_ACCESS_KEY_ID: 'test',
         AWS_SECRET_ACCESS_KEY: 'test',

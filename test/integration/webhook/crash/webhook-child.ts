@@ -6,7 +6,7 @@
  *   REQUEST               the WebhookRequest as JSON
  *   CLOCK_MS              the time the invocation sees
  */
-import { ingressFromEnvironment } from '../../../../functions/config/webhook-wiring.js';
+import { awsClients, ingressFromEnvironment } from '../../../../functions/config/compose.js';
 import { receiveWebhook } from '../../../../functions/ingress/receive-webhook.js';
 import type { WebhookRequest } from '../../../../functions/ports/webhook.js';
 import type { DeliveryLedger } from '../../../../functions/ports/delivery-ledger.js';
@@ -18,7 +18,7 @@ const crashAt = process.env.CRASH_AT;
 
 const forever = () => new Promise<never>(() => setInterval(() => undefined, 60_000));
 
-const deps = await ingressFromEnvironment(process.env, clock)();
+const deps = await ingressFromEnvironment(process.env, awsClients(clock))();
 const ledger: DeliveryLedger = {
   claim: async (...args) => {
     const outcome = await deps.ledger.claim(...args);

@@ -1,5 +1,5 @@
 import type { LambdaFunctionURLEvent, LambdaFunctionURLResult } from 'aws-lambda';
-import type { WebhookRequest, WebhookResponse } from '../../ports/webhook.js';
+import type { WebhookRequest, WebhookResponse } from '../ports/webhook.js';
 
 export function fromFunctionUrlEvent(event: LambdaFunctionURLEvent): WebhookRequest {
   const headers: Record<string, string | undefined> = {};
