@@ -1,5 +1,10 @@
 import type { EphemeralRunner, Node, Pod } from '../domain/model/cluster-facts.js';
-import { emptyFacts, type Facts, type JobRecord } from '../domain/model/facts.js';
+import {
+  emptyFacts,
+  type Facts,
+  type JobRecord,
+  type RunnerOnNode,
+} from '../domain/model/facts.js';
 import { scaleSetOf } from '../domain/correlate/runner-guard.js';
 import type { ClusterGateway, ClusterGateways } from '../ports/cluster-gateway.js';
 import {
@@ -76,15 +81,21 @@ export async function gatherSlice(
   const names = new Set<string>();
   const runs = new Map<string, { repo: string; runId: number }>();
 
-  // A node's partition holds its signals and the runner namespaces the sweep saw on it.
-  const placedOn = new Map<string, string[]>();
+  // A node's partition holds its signals and the runner pods the sweep proved bound to it: a
+  // node signal is decided from those, reading a runner's objects only when a rule asks.
+  const onNodes = new Map<string, RunnerOnNode[]>();
   const readNodePartition = async (n: { cluster: string; nodeName: string }) => {
     const key = `node:${n.cluster}/${n.nodeName}`;
     if (seenParts.has(key)) return;
     seenParts.add(key);
     const read = await deps.store.readNode(n.cluster, n.nodeName, now);
     take(read);
-    placedOn.set(`${n.cluster}/${n.nodeName}`, read.runnerNamespaces);
+    const watched = deps.clusters.namespaces(n.cluster);
+    const here = read.runnersOnNode.filter(
+      (r) => watched === null || watched.includes(r.namespace),
+    );
+    onNodes.set(`${n.cluster}/${n.nodeName}`, here);
+    for (const r of here) names.add(r.name);
   };
 
   for (const s of subjects) {
@@ -152,7 +163,8 @@ export async function gatherSlice(
   await readNames(false);
 
   // A runner known only by name (a job's runner_name) is looked for where its scale set lives.
-  const located = new Set([...runners.values()].map((r) => r.name));
+  const remembered = [...onNodes.values()].flat();
+  const located = new Set([...runners.values(), ...remembered].map((r) => r.name));
   const witnesses = new Map<string, { cluster: string; namespace: string; scaleSet: string }>();
   const unlocated = [...names].filter((n) => !located.has(n));
   if (unlocated.length > 0) {
@@ -180,7 +192,7 @@ export async function gatherSlice(
     }
   }
 
-  const facts: Facts = { ...emptyFacts(), ...stored };
+  const facts: Facts = { ...emptyFacts(), ...stored, runnersOnNodes: remembered };
   const unavailable: Slice['unavailable'] = [];
   const byCluster = new Map<string, { runners: RunnerRef[]; nodes: string[] }>();
   const group = (cluster: string) => {
@@ -194,19 +206,14 @@ export async function gatherSlice(
   for (const [cluster, g] of byCluster) {
     try {
       const gateway = await deps.clusters.forCluster(cluster);
-      // A node signal: the runner pods on that node are this slice's runners too. They are
-      // listed across the cluster when it may be, else in the namespaces the sweep saw runners
-      // of placed on the node: cost follows the node, not the number of runner namespaces.
+      // A node the sweep has seen no runner on (a new node, or before the first sweep): its
+      // runner pods are listed on it by field selector, when runner-medic may list across the
+      // cluster. A namespaced deployment waits for the sweep to place them.
       const listedPods = new Map<string, Pod>();
       for (const n of nodeSubjects.filter((x) => x.cluster === cluster)) {
-        const configuredNamespaces = deps.clusters.namespaces(cluster);
-        const placed = placedOn.get(`${cluster}/${n.nodeName}`) ?? [];
-        const namespaces =
-          configuredNamespaces === null
-            ? undefined
-            : placed.filter((ns) => configuredNamespaces.includes(ns));
-        if (namespaces !== undefined && namespaces.length === 0) continue;
-        for (const pod of await gateway.listRunnerPodsOnNode(n.nodeName, namespaces)) {
+        if ((onNodes.get(`${cluster}/${n.nodeName}`) ?? []).length > 0) continue;
+        if (deps.clusters.namespaces(cluster) !== null) continue;
+        for (const pod of await gateway.listRunnerPodsOnNode(n.nodeName)) {
           const ref = { cluster, namespace: pod.metadata.namespace, name: pod.metadata.name };
           listedPods.set(refKey(ref), pod);
           if (runners.has(refKey(ref))) continue;
@@ -394,6 +401,7 @@ function dropCluster(facts: Facts, cluster: string): void {
   facts.runnerWarnings = facts.runnerWarnings.filter((w) => w.cluster !== cluster);
   facts.nodeSignals = facts.nodeSignals.filter((s) => s.cluster !== cluster);
   facts.listings = facts.listings.filter((l) => l.cluster !== cluster);
+  facts.runnersOnNodes = facts.runnersOnNodes.filter((r) => r.cluster !== cluster);
 }
 
 export function addFacts(into: StoredFacts, more: StoredFacts): void {

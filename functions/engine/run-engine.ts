@@ -447,6 +447,20 @@ async function decideWithNeeds(
             facts.runs = [...facts.runs.filter((r) => r.run.runId !== run.runId), record];
             learned = true;
           }
+        } else if (need.kind === 'runner-objects') {
+          const gateway = await deps.clusters.forCluster(need.cluster);
+          const [pod, er] = await Promise.all([
+            gateway.getPod(need.namespace, need.name),
+            gateway.getEphemeralRunner(need.namespace, need.name),
+          ]);
+          if (pod) facts.pods = [...facts.pods, pod];
+          if (er) facts.ephemeralRunners = [...facts.ephemeralRunners, er];
+          // Read and found gone: the memory of it no longer stands for it.
+          facts.runnersOnNodes = facts.runnersOnNodes.filter(
+            (r) =>
+              r.cluster !== need.cluster || r.namespace !== need.namespace || r.name !== need.name,
+          );
+          learned = true;
         } else if (need.kind === 'ephemeral-runner') {
           const gateway = await deps.clusters.forCluster(need.cluster);
           const er = await gateway.getEphemeralRunner(need.namespace, need.name);
@@ -471,7 +485,7 @@ async function decideWithNeeds(
           failedOrgs.add(org);
           deps.log.warn('installation unavailable', { org, error: (error as Error).message });
           deps.metrics.count('InstallationUnavailable', { org });
-        } else if (need.kind === 'ephemeral-runner') {
+        } else if (need.kind === 'ephemeral-runner' || need.kind === 'runner-objects') {
           deps.log.warn('cluster unavailable', {
             cluster: need.cluster,
             error: (error as Error).message,

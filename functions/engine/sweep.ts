@@ -1,8 +1,8 @@
-import type { Node, Pod } from '../domain/model/cluster-facts.js';
+import type { EphemeralRunner, Node, Pod } from '../domain/model/cluster-facts.js';
 import { emptyFacts, type Facts, type RunnerRegistration } from '../domain/model/facts.js';
 import type { Policy } from '../domain/policy/policy.js';
 import { runnerSetPrefix } from '../domain/correlate/runner-of-job.js';
-import { scaleSetOf } from '../domain/correlate/runner-guard.js';
+import { isArcRunnerPod, scaleSetOf } from '../domain/correlate/runner-guard.js';
 import type { ClusterGateway, RunnerListing } from '../ports/cluster-gateway.js';
 import type { RunnerRef } from '../ports/facts-store.js';
 import {
@@ -175,14 +175,7 @@ async function sweepCluster(
         }
       : await listNamespace(gateway, namespace, deps.sweepPageSize ?? 500);
     noteSets(namespace, listing);
-    await recordRunnerNamespacesOnNodes(
-      cluster,
-      namespace,
-      listing.pods,
-      lastPassStartedAt,
-      deps,
-      now,
-    );
+    await recordRunnersOnNodes(cluster, listing, lastPassStartedAt, deps, now);
     const slice = await namespaceSlice(
       cluster,
       namespace,
@@ -210,23 +203,23 @@ const PLACEMENT_SLACK_MS = 60_000;
 const DAY_MS = 24 * 3600 * 1000;
 
 /**
- * Records which runner namespaces have pods on each node, so that a node signal lists runner
- * pods on the node in those namespaces only, not in every runner namespace. A pod never changes
- * node, so only pods new since the last complete pass (or still Pending: just bound) are noted,
- * with one write per node and namespace; a node's item is written again once a day of its
- * runners' lives, to outlive its TTL. Cost follows new pods, not the size of the cluster.
+ * Records the runner pods bound to each node, with the identity proved here (ARC's labels, an
+ * EphemeralRunner owner of the same uid owned by an EphemeralRunnerSet), so that a node signal
+ * is decided from the store without listing or reading the runners. A pod never changes node, so
+ * only pods new since the last complete pass (or still Pending: just bound) are noted, one write
+ * a pod; a pod's item is written again once a day of its life, to outlive its TTL. Cost follows
+ * new pods, not the size of the cluster.
  */
-async function recordRunnerNamespacesOnNodes(
+async function recordRunnersOnNodes(
   cluster: string,
-  namespace: string,
-  pods: readonly Pod[],
+  listing: { pods: readonly Pod[]; ephemeralRunners: readonly EphemeralRunner[] },
   lastPassStartedAt: number | null,
   deps: EngineDeps,
   now: number,
 ): Promise<void> {
   const sinceLastPass = lastPassStartedAt === null ? null : now - lastPassStartedAt;
-  const nodes = new Set<string>();
-  for (const pod of pods) {
+  const ers = new Map(listing.ephemeralRunners.map((e) => [e.metadata.uid, e]));
+  for (const pod of listing.pods) {
     if (!pod.nodeName) continue;
     const created = pod.metadata.creationTimestamp;
     const isNew =
@@ -236,10 +229,25 @@ async function recordRunnerNamespacesOnNodes(
       pod.phase === 'Pending';
     const crossedADay =
       created !== null && sinceLastPass !== null && (now - created) % DAY_MS < sinceLastPass;
-    if (isNew || crossedADay) nodes.add(pod.nodeName);
+    if (!isNew && !crossedADay) continue;
+    const owner = pod.metadata.ownerReferences.find((o) => o.kind === 'EphemeralRunner');
+    const er = owner ? ers.get(owner.uid) : undefined;
+    if (!er || !isArcRunnerPod(pod, er)) continue;
+    await deps.store.recordRunnerOnNode(
+      {
+        cluster,
+        namespace: pod.metadata.namespace,
+        name: pod.metadata.name,
+        nodeName: pod.nodeName,
+        podUid: pod.metadata.uid,
+        ephemeralRunnerUid: er.metadata.uid,
+        scaleSet: scaleSetOf(er.metadata),
+        runnerId: er.runnerId,
+        seenAt: now,
+      },
+      now,
+    );
   }
-  for (const nodeName of nodes)
-    await deps.store.recordRunnerNamespaceOnNode(cluster, nodeName, namespace, now);
 }
 
 /**

@@ -7,6 +7,7 @@ import type {
   JobRecord,
   MissingPod,
   RunRecord,
+  RunnerOnNode,
   RunnerRegistration,
 } from '../domain/model/facts.js';
 import type { Loss, NodeSignal, RunnerWarning } from '../domain/model/loss.js';
@@ -109,14 +110,14 @@ export interface FactsStore {
   /** What the store holds about the runners of one namespace (losses, cached job fields, …). */
   readNamespace(cluster: string, namespace: string, now: number): Promise<StoreRead>;
   /**
-   * Node signals of a node, and the runner namespaces whose pods the sweep saw bound to it: a
-   * node signal lists runner pods on the node in those namespaces only.
+   * Node signals of a node, and the runner pods the sweep saw bound to it (one item a runner): a
+   * node signal is decided from these without reading the runners' objects.
    */
   readNode(
     cluster: string,
     nodeName: string,
     now: number,
-  ): Promise<StoreRead & { runnerNamespaces: string[] }>;
+  ): Promise<StoreRead & { runnersOnNode: RunnerOnNode[] }>;
   /** The node an EC2 instance is (cluster/node), with its signals; null when unknown. */
   readInstance(
     instanceId: string,
@@ -152,13 +153,8 @@ export interface FactsStore {
   recordRunnerWarning(warning: RunnerWarning, now: number): Promise<void>;
   /** Remembers which node an EC2 instance is (seen on a Node's providerID). */
   recordInstance(instanceId: string, cluster: string, nodeName: string, now: number): Promise<void>;
-  /** Remembers that runner pods of a namespace are bound to a node (kept for a day). */
-  recordRunnerNamespaceOnNode(
-    cluster: string,
-    nodeName: string,
-    namespace: string,
-    now: number,
-  ): Promise<void>;
+  /** Remembers a runner pod bound to a node, with the identity the sweep proved (a day). */
+  recordRunnerOnNode(runner: RunnerOnNode, now: number): Promise<void>;
   /** Caches ER job fields the first time they are seen; later writes keep the first `seenAt`. */
   cacheErJob(entry: ErJobCacheEntry, now: number): Promise<void>;
   /** Records a pod seen missing; keeps the first `since`. */

@@ -11,7 +11,7 @@ import { EventBridgePublisher } from '../../functions/adapters/bus/eventbridge-p
 import { OctokitGithubGateway } from '../../functions/adapters/github/github-gateway.js';
 import { ClusterConnections } from '../../functions/adapters/kubernetes/cluster-connections.js';
 import { DynamoFactsStore } from '../../functions/adapters/store/dynamo-facts-store.js';
-import { createDocumentClient } from '../../functions/config/webhook-wiring.js';
+import { createDocumentClient } from '../../functions/config/compose.js';
 import type { KubeEvent } from '../../functions/domain/model/cluster-facts.js';
 import type { JobRecord } from '../../functions/domain/model/facts.js';
 import { DEFAULT_POLICY } from '../../functions/domain/policy/policy.js';
@@ -363,25 +363,47 @@ export class ScaleWorld {
 
   /**
    * What the sweep records about the node a runner is on: the node of its EC2 instance (from
-   * the Node's providerID) and the namespaces whose runner pods are bound to it.
+   * the Node's providerID) and each runner pod bound to it, with the identity it proved.
    */
   async recordNodeOfRunner(r: number): Promise<void> {
     const at = this.layout[r] as { cluster: number; node: number };
     const cluster = this.clusterName(at.cluster);
+    const kube = this.kubes[at.cluster] as ApiServer;
     await this.store.recordInstance(
       instanceOf(at.node),
       cluster,
       nodeName(at.node),
       this.clock.now(),
     );
-    for (const other of this.layout)
-      if (other.cluster === at.cluster && other.node === at.node)
-        await this.store.recordRunnerNamespaceOnNode(
+    for (const other of this.layout) {
+      if (other.cluster !== at.cluster || other.node !== at.node) continue;
+      const namespace = namespaceName(other.ns);
+      const name = runnerName(other.ns, other.i);
+      const uidOf = (kind: string) =>
+        (kube.api.get(kind, namespace, name) as { metadata: { uid: string } }).metadata.uid;
+      await this.store.recordRunnerOnNode(
+        {
           cluster,
-          nodeName(at.node),
-          namespaceName(other.ns),
-          this.clock.now(),
-        );
+          namespace,
+          name,
+          nodeName: nodeName(at.node),
+          podUid: uidOf('pods'),
+          ephemeralRunnerUid: uidOf('ephemeralrunners'),
+          scaleSet: SET,
+          runnerId: null,
+          seenAt: this.clock.now(),
+        },
+        this.clock.now(),
+      );
+    }
+  }
+
+  /** The names of the runners on the node of runner `r`. */
+  runnersOnNodeOf(r: number): string[] {
+    const at = this.layout[r] as { cluster: number; node: number };
+    return this.layout
+      .filter((o) => o.cluster === at.cluster && o.node === at.node)
+      .map((o) => runnerName(o.ns, o.i));
   }
 
   /** The runners on the node of runner `r`, and how many namespaces they come from. */

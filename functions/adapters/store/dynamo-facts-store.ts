@@ -17,6 +17,7 @@ import type {
   JobRecord,
   MissingPod,
   RunRecord,
+  RunnerOnNode,
   RunnerRegistration,
 } from '../../domain/model/facts.js';
 import type { Loss, NodeSignal, RunnerWarning } from '../../domain/model/loss.js';
@@ -44,7 +45,7 @@ const TTL = {
   loss: DAY,
   nodeSignal: DAY,
   instance: 2 * DAY,
-  runnersOnNode: DAY,
+  runnerOnNode: DAY,
   runnerWarning: DAY,
   erJob: 2 * DAY,
   missingPod: DAY,
@@ -113,10 +114,10 @@ export class DynamoFactsStore implements FactsStore {
 
   async readNode(cluster: string, nodeName: string, now: number) {
     const read = await this.query({ pk: `NODE#${cluster}#${nodeName}` }, now);
-    const runnerNamespaces = read.extra
-      .filter((i) => i.type === 'runnersOnNode')
-      .map((i) => String((i.data as { namespace: string }).namespace));
-    return { ...read, runnerNamespaces };
+    const runnersOnNode = read.extra
+      .filter((i) => i.type === 'runnerOnNode')
+      .map((i) => i.data as RunnerOnNode);
+    return { ...read, runnersOnNode };
   }
 
   async readInstance(instanceId: string, now: number) {
@@ -284,17 +285,12 @@ export class DynamoFactsStore implements FactsStore {
     await this.put('instance', `INSTANCE#${instanceId}`, 'NODE', { cluster, nodeName }, now);
   }
 
-  async recordRunnerNamespaceOnNode(
-    cluster: string,
-    nodeName: string,
-    namespace: string,
-    now: number,
-  ): Promise<void> {
+  async recordRunnerOnNode(runner: RunnerOnNode, now: number): Promise<void> {
     await this.put(
-      'runnersOnNode',
-      `NODE#${cluster}#${nodeName}`,
-      `NS#${namespace}`,
-      { namespace },
+      'runnerOnNode',
+      `NODE#${runner.cluster}#${runner.nodeName}`,
+      `RUNNER#${runner.namespace}/${runner.name}`,
+      runner,
       now,
     );
   }

@@ -1,7 +1,6 @@
 import { attributeEviction } from '../classify/attribute-eviction.js';
 import { classifyEphemeralRunner, classifyPod } from '../classify/classify-pod.js';
 import { classifyFinishedRunner } from '../classify/classify-finished-runner.js';
-import { classifyNode } from '../classify/classify-node.js';
 import { classifyOfflineRunner, classifyRecreatedPod } from '../classify/classify-recreated-pod.js';
 import type {
   EphemeralRunner,
@@ -10,13 +9,14 @@ import type {
   Pod,
 } from '../model/cluster-facts.js';
 import { runKey, type Correlation } from './correlation.js';
-import { isCurrentSignal, WARNING_TTL_MS } from '../classify/current-signal.js';
+import { WARNING_TTL_MS } from '../classify/current-signal.js';
 import type { Facts, JobRecord } from '../model/facts.js';
 import { isoTime } from '../model/iso-time.js';
 import { lossRank } from '../classify/loss-rank.js';
 import { NODE_DOWN_KINDS, type Loss, type NodeSignal } from '../model/loss.js';
 import { arcVersionOf, isArcOwned, isRunnerPod, scaleSetOf } from './runner-guard.js';
 import { jobRunnerView } from './runner-of-job.js';
+import { rememberedRunners, signalsOnNode } from './runners-on-nodes.js';
 import type { RunnerView } from './runner-view.js';
 
 export type { Correlation } from './correlation.js';
@@ -234,17 +234,7 @@ export function correlate(facts: Facts, now: number): Correlation {
 
     v.nodeName = pod?.nodeName ?? v.losses.find((l) => l.nodeName)?.nodeName ?? null;
     v.node = facts.nodes.find((n) => n.cluster === v.cluster && n.name === v.nodeName) ?? null;
-    const node = v.node;
-    const nodeSignals = [
-      ...facts.nodeSignals.filter((s) => isCurrentSignal(s, node, now)),
-      ...(node ? classifyNode(node, now) : []),
-    ];
-    v.nodeSignals = nodeSignals.filter(
-      (s) =>
-        (s.cluster === null || s.cluster === v.cluster) &&
-        ((s.nodeName !== null && s.nodeName === v.nodeName) ||
-          (s.instanceId !== null && node?.instanceId === s.instanceId)),
-    );
+    v.nodeSignals = signalsOnNode(facts, v.cluster, v.nodeName, v.node, now);
     v.warnings = v.warnings.filter((w) => w.at === null || now - w.at <= WARNING_TTL_MS);
     const podAlive = pod && pod.phase !== 'Failed' && pod.phase !== 'Succeeded';
     if (podAlive)
@@ -261,5 +251,6 @@ export function correlate(facts: Facts, now: number): Correlation {
   const runners = [...views.values()];
   const byScaleSet = new Map<string, RunnerView[]>();
   for (const v of runners) if (v.scaleSet) push(byScaleSet, v.scaleSet.toLowerCase(), v);
-  return { runners, byName, byRunnerId, byErRun, byScaleSet, jobsByRun };
+  const remembered = rememberedRunners(facts, now);
+  return { runners, remembered, byName, byRunnerId, byErRun, byScaleSet, jobsByRun };
 }

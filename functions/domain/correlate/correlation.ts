@@ -1,9 +1,12 @@
 import type { JobRecord } from '../model/facts.js';
 import type { RunnerView } from './runner-view.js';
+import type { RememberedRunner } from './runners-on-nodes.js';
 
 /** Jobs, runners and their objects joined (correlate.ts), with the indexes the joins use. */
 export interface Correlation {
   runners: RunnerView[];
+  /** Runners on signalled nodes known from the store only (no object read in this slice). */
+  remembered: RememberedRunner[];
   /** Runner views by name, in every cluster and namespace: candidates, never an identity. */
   byName: Map<string, RunnerView[]>;
   /** Runner views by GitHub runner id (the EphemeralRunner's `status.runnerId`). */

@@ -38,6 +38,15 @@ function targetCheck(ctx: RuleContext, p: Proposal): string | null {
     t.namespace,
     t.kind === 'mark-at-risk' ? t.runnerName : t.name,
   );
+  const remembered =
+    t.kind === 'mark-at-risk' &&
+    ctx.c.remembered.some(
+      (r) =>
+        r.runner.cluster === t.cluster &&
+        r.runner.namespace === t.namespace &&
+        r.runner.name === t.runnerName,
+    );
+  if (remembered && !v?.arcOwned) return null;
   if (!v?.arcOwned) return 'not an ARC runner (labels/owner references)';
   if (t.kind === 'delete-pod') {
     if (v.pod?.metadata.uid !== t.uid) return 'pod uid changed';

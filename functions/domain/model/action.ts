@@ -164,6 +164,8 @@ export interface HeldAction {
 export type Need =
   | { kind: 'annotations'; repo: string; installationId: number | null; jobId: number }
   | { kind: 'ephemeral-runner'; cluster: string; namespace: string; name: string }
+  /** A runner known only from the store: read its pod and EphemeralRunner now. */
+  | { kind: 'runner-objects'; cluster: string; namespace: string; name: string }
   | { kind: 'run'; repo: string; installationId: number | null; runId: number };
 
 export interface Decision {

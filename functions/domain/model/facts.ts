@@ -30,6 +30,24 @@ export interface ErJobCacheEntry {
   seenAt: number;
 }
 
+/**
+ * A runner pod the sweep saw bound to a node, with the identity it proved then: ARC's labels, an
+ * EphemeralRunner owner of the same name and uid, owned by an EphemeralRunnerSet. A node signal
+ * is decided from these, and the live objects are read only for a runner a rule would act on.
+ */
+export interface RunnerOnNode {
+  cluster: string;
+  namespace: string;
+  name: string;
+  nodeName: string;
+  podUid: string;
+  ephemeralRunnerUid: string;
+  scaleSet: string | null;
+  /** The GitHub runner id the EphemeralRunner had (`status.runnerId`), null before registration. */
+  runnerId: number | null;
+  seenAt: number;
+}
+
 /** A full listing of EphemeralRunners in a namespace was taken at `at`. */
 export interface Listing {
   cluster: string;
@@ -110,6 +128,8 @@ export interface Facts {
   actions: ActionRecord[];
   /** Stored breakers of the clusters and scale sets in this slice. */
   breakers: BreakerState[];
+  /** Runner pods on the nodes of this slice, as the sweep last proved them. */
+  runnersOnNodes: RunnerOnNode[];
 }
 
 export const emptyFacts = (): Facts => ({
@@ -127,4 +147,5 @@ export const emptyFacts = (): Facts => ({
   registrations: [],
   actions: [],
   breakers: [],
+  runnersOnNodes: [],
 });

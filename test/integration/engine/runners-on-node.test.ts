@@ -3,9 +3,10 @@ import { measureEvent } from '../../bench/scale-events.js';
 import { ScaleWorld } from '../../bench/scale-world.js';
 
 /**
- * A node signal lists runner pods on the node only in the namespaces the sweep saw runners of
- * there, so its cost follows the node, not the number of runner namespaces. The sweep notes a
- * node's namespaces from new pods only: a second pass over unchanged pods writes nothing.
+ * A node signal is decided from the runner pods the sweep proved bound to the node (one store
+ * item a runner), so its cost follows the node, not the number of runners or namespaces: no pod
+ * is listed and no runner object read unless a rule would act on it. The sweep notes a pod from
+ * new pods only: a second pass over unchanged pods writes nothing.
  */
 const world = new ScaleWorld({
   ephemeralRunners: 400,
@@ -13,7 +14,7 @@ const world = new ScaleWorld({
   clusters: 2,
   namespaces: 100,
 });
-const runnersOnNodeWrites = () => world.meter.writes.filter((w) => / NS#/.test(w));
+const runnersOnNodeWrites = () => world.meter.writes.filter((w) => /^NODE#\S+ RUNNER#/.test(w));
 
 beforeAll(async () => {
   await world.start();
@@ -21,14 +22,14 @@ beforeAll(async () => {
 }, 300_000);
 afterAll(() => world.stop());
 
-describe('runner namespaces per node', () => {
-  it('the first sweep notes each node’s runner namespaces once, and a second pass none', async () => {
+describe('runners per node', () => {
+  it('the first sweep notes each runner pod on its node once, and a second pass none', async () => {
     // The runners were created ten minutes before this first sweep after a deployment.
     world.clock.advance(600_000);
     world.meter.reset();
     await runEngine({ kind: 'sweep' }, world.deps);
     const first = runnersOnNodeWrites();
-    // 400 runners, 10 a node, each node's runners from 10 namespaces split over 2 clusters.
+    // 400 runner pods, each noted once on its node.
     expect(first).toHaveLength(400);
     expect(new Set(first).size).toBe(400);
 
@@ -38,21 +39,25 @@ describe('runner namespaces per node', () => {
     expect(runnersOnNodeWrites()).toEqual([]);
   }, 300_000);
 
-  it('a spot warning lists pods only in its node’s namespaces, and finds every runner there', async () => {
+  it('a spot warning reads the node only, and marks every busy runner on it at risk', async () => {
     const r = 123;
     const here = world.neighboursOf(r);
+    expect(here.runners).toBeGreaterThan(1);
     const mark = world.kubeMark();
     const cost = await measureEvent(world, 'spot-warning', r);
     const requests = world.kubeSince(mark).requests;
-    const podLists = requests.filter((q) => q.verb === 'list' && q.path.includes('/pods?'));
-    expect(podLists).toHaveLength(here.namespaces);
-    expect(podLists.every((q) => q.path.includes('fieldSelector=spec.nodeName'))).toBe(true);
-    // Every runner on the node is read by name: none is missed for want of a list.
-    const erGets = requests.filter(
-      (q) => q.verb === 'get' && q.path.includes('/ephemeralrunners/'),
-    );
-    expect(erGets).toHaveLength(here.runners);
+    // The node by name; no pod list, no runner object: the sweep proved them ARC's.
+    expect(requests).toHaveLength(1);
+    expect(requests[0]?.path).toContain('/api/v1/nodes');
+    expect(cost.kubeCalls).toBe(1);
     expect(cost.kubeClusterWideLists).toBe(0);
+    // Every runner on the node runs a job in this world: each is marked at risk, and none missed.
+    const marked: string[] = [];
+    for (const name of world.runnersOnNodeOf(r)) {
+      const read = await world.store.readRunnerName(name, world.clock.now());
+      if (read.facts.actions.some((a) => a.kind === 'mark-at-risk')) marked.push(name);
+    }
+    expect(marked).toHaveLength(here.runners);
   }, 120_000);
 
   it('a node the sweep never saw a runner on lists nothing', async () => {

@@ -1,7 +1,8 @@
 import { idempotencyKey } from '../../model/idempotency-key.js';
-import type { NodeWarningKind } from '../../model/loss.js';
+import { NODE_DOWN_KINDS, type NodeWarningKind } from '../../model/loss.js';
+import type { RememberedRunner } from '../../correlate/runners-on-nodes.js';
 import { isProvenArcRunner } from '../../correlate/runner-guard.js';
-import { effectiveFor, propose, runnerScope, type RuleContext } from './context.js';
+import { effectiveFor, need, propose, runnerScope, type RuleContext } from './context.js';
 
 const WARNINGS: ReadonlySet<NodeWarningKind> = new Set([
   'spot-interruption-warning',
@@ -15,6 +16,7 @@ const WARNINGS: ReadonlySet<NodeWarningKind> = new Set([
  * runners on it are replaced early; busy ones are marked at risk so rule 3 acts on completion.
  */
 export function warnedNode(ctx: RuleContext): void {
+  for (const r of ctx.c.remembered) warnedRememberedRunner(ctx, r);
   for (const v of ctx.c.runners) {
     if (!v.arcOwned || !isProvenArcRunner(v) || v.loss) continue;
     const w = [...v.warnings, ...v.nodeSignals].find((s) => WARNINGS.has(s.kind));
@@ -59,4 +61,51 @@ export function warnedNode(ctx: RuleContext): void {
       });
     }
   }
+}
+
+/**
+ * A runner known from the store only (a node signal reads no runner object): a busy runner on a
+ * warned node is marked at risk from what the sweep proved (a store write, nothing destructive).
+ * Anything more — replacing an idle runner, a node that is already down — first reads the
+ * runner's live pod and EphemeralRunner, and the rules decide again on those.
+ */
+function warnedRememberedRunner(ctx: RuleContext, remembered: RememberedRunner): void {
+  const { runner: r, nodeSignals, jobsInProgress } = remembered;
+  const objects = { kind: 'runner-objects' as const, cluster: r.cluster, namespace: r.namespace };
+  if (nodeSignals.some((s) => NODE_DOWN_KINDS.includes(s.kind))) {
+    need(ctx, { ...objects, name: r.name });
+    return;
+  }
+  const w = nodeSignals.find((s) => WARNINGS.has(s.kind));
+  if (!w) return;
+  const scope = {
+    cluster: r.cluster,
+    namespace: r.namespace,
+    scaleSet: r.scaleSet,
+    repo: null,
+    runnerName: r.name,
+    jobUrl: null,
+  };
+  const rules = effectiveFor(ctx, scope).rules.warnedNode;
+  if (!rules.enabled) return;
+  if (jobsInProgress.length === 0) {
+    if (rules.replaceIdle) need(ctx, { ...objects, name: r.name });
+    return;
+  }
+  propose(ctx, {
+    rule: 'warnedNode',
+    scope,
+    cause: null,
+    signal: w.signal,
+    budgetKeys: [],
+    key: idempotencyKey('mark-at-risk', r.cluster, r.namespace, r.name, r.podUid),
+    target: {
+      kind: 'mark-at-risk',
+      cluster: r.cluster,
+      namespace: r.namespace,
+      runnerName: r.name,
+      warning: w.kind,
+    },
+    reason: `${r.name} is running a job on a node about to go (${w.kind}): mark at risk`,
+  });
 }
