@@ -9,6 +9,7 @@ import { CHECK_RUN_NAME } from '../../ports/check-runs.js';
 import type { RepoRef } from '../../ports/github-gateway.js';
 import type { GatewayOctokit, OctokitFactoryOptions } from './octokit-factory.js';
 import { OctokitFactory } from './octokit-factory.js';
+import { installationSchema, parseBody } from './github-responses.js';
 import { requestFailureOf } from './request-failure.js';
 import { PER_PAGE, asSent, ownEachPage } from './pages.js';
 import { once, own } from './retry-budget.js';
@@ -20,7 +21,6 @@ const checkRunsPageSchema = z.object({
   check_runs: z.array(z.object({ id: z.number(), external_id: z.string().nullable() })),
 });
 const createdSchema = z.object({ id: z.number() });
-const installationSchema = z.object({ id: z.number() });
 
 /** More than this many runner-medic check runs on one commit is not looked through. */
 const MAX_PAGES = 10;
@@ -47,7 +47,7 @@ export class OctokitCheckRunPublisher implements CheckRunPublisher {
         repo,
         run_id: runId,
       });
-      const run = runHeadSchema.parse(response.data);
+      const run = parseBody(runHeadSchema, response.data, `read run ${runId} of ${ref.repo}`);
       return { headSha: run.head_sha, htmlUrl: run.html_url };
     } catch (error) {
       if (requestFailureOf(error)?.status === 404) return null;
@@ -73,7 +73,8 @@ export class OctokitCheckRunPublisher implements CheckRunPublisher {
       completed_at: new Date(request.completedAt).toISOString(),
       output: { title: request.title, summary: request.summary },
     });
-    return { id: createdSchema.parse(response.data).id, created: true };
+    const what = `create a check run on ${request.headSha} in ${request.ref.repo}`;
+    return { id: parseBody(createdSchema, response.data, what).id, created: true };
   }
 
   /**
@@ -97,7 +98,11 @@ export class OctokitCheckRunPublisher implements CheckRunPublisher {
     });
     let page = 0;
     for await (const response of pages) {
-      const { check_runs: runs } = checkRunsPageSchema.parse(asSent(response.data, 'check_runs'));
+      const { check_runs: runs } = parseBody(
+        checkRunsPageSchema,
+        asSent(response.data, 'check_runs'),
+        `list check runs of ${sha} in ${owner}/${repo}`,
+      );
       const match = runs.find((r) => r.external_id === externalId);
       if (match) return match.id;
       if (++page >= MAX_PAGES) return null;
@@ -121,7 +126,10 @@ export class OctokitCheckRunPublisher implements CheckRunPublisher {
       id = this.octokits
         .forApp()
         .request('GET /repos/{owner}/{repo}/installation', { ...own(), owner, repo })
-        .then((response) => installationSchema.parse(response.data).id);
+        .then(
+          (response) =>
+            parseBody(installationSchema, response.data, `find the App installation for ${key}`).id,
+        );
       id.catch(() => this.installations.delete(key));
       this.installations.set(key, id);
     }
