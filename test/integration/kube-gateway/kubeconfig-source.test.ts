@@ -1,9 +1,14 @@
+import { SSMClient } from '@aws-sdk/client-ssm';
 import { parse, stringify } from 'yaml';
 import { ClusterConnections } from '../../../functions/adapters/kubernetes/cluster-connections.js';
-import { kubeConfigFromString } from '../../../functions/adapters/kubernetes/kubeconfig-source.js';
+import {
+  kubeConfigFromString,
+  kubeconfigSource,
+} from '../../../functions/adapters/kubernetes/kubeconfig-source.js';
 import { ClusterUnavailableError } from '../../../functions/ports/cluster-gateway.js';
-import type { SimClock } from '../../../sim/clock.js';
+import { SimClock } from '../../../sim/clock.js';
 import type { ApiServer } from '../../../sim/kube/api/api-server.js';
+import { AwsLoopback, TEST_CREDENTIALS } from './aws-loopback.js';
 import { NS, seedEphemeralRunner, startSim } from './sim-fixture.js';
 
 interface Doc {
@@ -89,5 +94,64 @@ describe('kubeconfig documents', () => {
     const err = await c.forCluster('bad').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ClusterUnavailableError);
     expect(((err as Error).cause as Error).message).toMatch(/no context "missing"/);
+  });
+});
+
+describe('a kubeconfig read from SSM (Powertools parameters over the SDK client)', () => {
+  let value = 'apiVersion: v1';
+  let status = 200;
+  const aws = new AwsLoopback(() =>
+    status === 200
+      ? {
+          status,
+          contentType: 'application/x-amz-json-1.1',
+          body: { Parameter: { Name: '/rm/kube', Type: 'SecureString', Value: value } },
+        }
+      : {
+          status,
+          contentType: 'application/x-amz-json-1.1',
+          body: { __type: 'InternalServerError', message: 'try again' },
+        },
+  );
+  const clock = new SimClock(Date.parse('2026-03-02T09:00:00Z'));
+  const ssm = () =>
+    new SSMClient({
+      region: 'eu-west-1',
+      endpoint: aws.url,
+      credentials: TEST_CREDENTIALS,
+      maxAttempts: 1,
+    });
+  beforeAll(() => aws.start());
+  afterAll(() => aws.stop());
+  beforeEach(() => {
+    aws.calls.length = 0;
+    value = 'apiVersion: v1';
+    status = 200;
+  });
+
+  it('shares one call among overlapping reads, and keeps no failure', async () => {
+    const read = kubeconfigSource({ kind: 'ssm', name: '/rm/kube' }, { ssm }, clock, 300);
+    expect(await Promise.all([read(), read(), read()])).toEqual(Array(3).fill('apiVersion: v1'));
+    expect(aws.calls).toHaveLength(1);
+
+    const failing = kubeconfigSource({ kind: 'ssm', name: '/rm/kube' }, { ssm }, clock, 300);
+    status = 500;
+    await expect(failing()).rejects.toMatchObject({ name: 'InternalServerError' });
+    status = 200;
+    expect(await failing()).toBe('apiVersion: v1');
+    expect(aws.calls).toHaveLength(3);
+  });
+
+  it('reads every time without a cache duration, and refuses an empty value', async () => {
+    const read = kubeconfigSource({ kind: 'ssm', name: '/rm/kube' }, { ssm }, clock, 0);
+    await read();
+    value = 'apiVersion: v2';
+    expect(await read()).toBe('apiVersion: v2');
+    expect(aws.calls).toHaveLength(2);
+    value = '';
+    await expect(read()).rejects.toMatchObject({
+      kind: 'bad-response',
+      message: 'SSM parameter /rm/kube has no value',
+    });
   });
 });
