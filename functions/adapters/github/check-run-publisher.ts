@@ -136,18 +136,3 @@ export class OctokitCheckRunPublisher implements CheckRunPublisher {
     return id;
   }
 }
-
-/**
- * The publisher the functions use, from their environment: none when `CHECK_RUNS=off` (the
- * actions are then explained only in the audit trail).
- */
-export function checkRunPublisherFromEnvironment(
-  env: Record<string, string | undefined>,
-  options: OctokitFactoryOptions,
-): { checkRuns: CheckRunPublisher } | undefined {
-  const setting = (env.CHECK_RUNS ?? 'on').trim().toLowerCase();
-  if (setting === 'off') return undefined;
-  if (setting !== 'on')
-    throw new RunnerMedicError('config', `CHECK_RUNS: "on" or "off", not "${env.CHECK_RUNS}"`);
-  return { checkRuns: new OctokitCheckRunPublisher(options) };
-}
