@@ -2,7 +2,7 @@ import type { EphemeralRunnerJobFields } from '../model/cluster-facts.js';
 import { runKey, type Correlation } from './correlation.js';
 import type { JobRecord } from '../model/facts.js';
 import { isProvenArcRunner } from './runner-guard.js';
-import type { RunnerView } from './runner-view.js';
+import { emptyRunnerView, type RunnerView } from './runner-view.js';
 
 /**
  * A job matches an EphemeralRunner's job fields by repo + run id, and by runner name, or by display
@@ -93,23 +93,12 @@ export function runnerOfJob(c: Correlation, job: JobRecord): RunnerView | null {
   if (!first || kin.some((v) => v.cluster !== first.cluster || v.namespace !== first.namespace))
     return null;
   return {
-    ...first,
-    name,
-    pod: null,
-    er: null,
-    node: null,
-    nodeName: null,
-    podMissingSince: null,
-    jobFields: null,
-    jobSeenAt: null,
-    arcWontRecover: false,
+    ...emptyRunnerView(first.cluster, first.namespace, name),
+    scaleSet: first.scaleSet,
+    arcOwned: first.arcOwned,
+    legacyArc: first.legacyArc,
     runnerId: job.job.runnerId,
     jobs: [job],
     busy: true,
-    losses: [],
-    loss: null,
-    lostAt: null,
-    nodeSignals: [],
-    warnings: [],
   };
 }

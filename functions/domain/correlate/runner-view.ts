@@ -29,7 +29,8 @@ export interface RunnerView {
   jobSeenAt: number | null;
   /**
    * ARC will not free this slot by itself: ARC ≤ 0.11, or the runner had taken a job before it
-   * was lost (its JIT config is spent; ARC ≥ 0.12 re-creates a NotFound pod anyway, #4588).
+   * was lost (its JIT config is spent; ARC ≥ 0.12 re-creates a NotFound pod anyway,
+   * actions-runner-controller#4588).
    */
   arcWontRecover: boolean;
   runnerId: number | null;
@@ -42,4 +43,32 @@ export interface RunnerView {
   lostAt: number | null;
   nodeSignals: NodeSignal[];
   warnings: RunnerWarning[];
+}
+
+/** A view of a runner known by name only: nothing read, nothing joined, no loss yet. */
+export function emptyRunnerView(cluster: string, namespace: string, name: string): RunnerView {
+  return {
+    cluster,
+    namespace,
+    name,
+    scaleSet: null,
+    pod: null,
+    er: null,
+    node: null,
+    nodeName: null,
+    podMissingSince: null,
+    arcOwned: false,
+    legacyArc: false,
+    jobFields: null,
+    jobSeenAt: null,
+    arcWontRecover: false,
+    runnerId: null,
+    jobs: [],
+    busy: false,
+    losses: [],
+    loss: null,
+    lostAt: null,
+    nodeSignals: [],
+    warnings: [],
+  };
 }
