@@ -5,6 +5,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { RULE_LIST } from '../../functions/domain/decide/rules/index.js';
 import { createKubeClusterTwin } from '../../sim/scenario/kube-cluster-twin.js';
 import type { GitHubSim } from '../../sim/github/github-sim.js';
 import { checkRunsOf, type StoredCheckRun } from '../../sim/github/rest/check-run-routes.js';
@@ -54,8 +55,9 @@ export async function play(file: string, remediation: boolean): Promise<PlayedOu
 const EXPLAINED = new Set(['rerun-job', 'rerun-failed-jobs', 'cancel-run', 'force-cancel-run']);
 
 /**
- * The general verdict on a scenario played with runner-medic; and each re-run or cancel it made
- * is explained by exactly one `runner-medic` check run (external id = its key), nothing else.
+ * The general verdict on a scenario played with runner-medic: every action it audited names a
+ * rule of the rule list, and each re-run or cancel it made is explained by exactly one
+ * `runner-medic` check run (external id = its key), nothing else.
  */
 export function expectMetWithMedic(outcome: PlayedOutcome): void {
   expect(outcome.failedExpectations).toEqual([]);
@@ -68,6 +70,9 @@ export function expectMetWithMedic(outcome: PlayedOutcome): void {
   expect(outcome.checkRuns.map((c) => c.externalId).sort()).toEqual(
     explained.map((a) => a.key).sort(),
   );
+  const listed = new Set<string>(RULE_LIST.map((r) => r.id));
+  const unlisted = outcome.auditEvents.filter((a) => a.rule !== null && !listed.has(a.rule));
+  expect(unlisted).toEqual([]);
   for (const checkRun of outcome.checkRuns) {
     expect(checkRun).toMatchObject({ name: 'runner-medic', conclusion: 'neutral' });
     expect(checkRun.summary).toContain('### Evidence');

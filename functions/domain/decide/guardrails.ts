@@ -1,15 +1,15 @@
-import {
-  MUTATING_KINDS,
-  RERUN_KINDS,
-  RULES,
-  type Action,
-  type Decision,
-  type HeldAction,
-} from '../model/action.js';
+import { MUTATING_KINDS, type Action, type Decision, type HeldAction } from '../model/action.js';
 import type { RunnerView } from '../correlate/correlate.js';
 import { ruleMode } from '../policy/resolve-policy.js';
-import type { BreakerTrip } from './rules/circuit-breaker.js';
-import { effectiveFor, nodeDown, type Proposal, type RuleContext } from './rules/context.js';
+import {
+  effectiveFor,
+  nodeDown,
+  type BreakerTrip,
+  type Proposal,
+  type RuleContext,
+} from './context.js';
+import { budgetSpent } from './rule.js';
+import { ruleNamed } from './rules/index.js';
 
 function findView(
   ctx: RuleContext,
@@ -17,7 +17,7 @@ function findView(
   namespace: string,
   name: string,
 ): RunnerView | undefined {
-  return (ctx.c.byName.get(name) ?? []).find(
+  return (ctx.correlation.byName.get(name) ?? []).find(
     (v) => v.cluster === cluster && v.namespace === namespace,
   );
 }
@@ -40,7 +40,7 @@ function targetCheck(ctx: RuleContext, p: Proposal): string | null {
   );
   const remembered =
     t.kind === 'mark-at-risk' &&
-    ctx.c.remembered.some(
+    ctx.correlation.remembered.some(
       (r) =>
         r.runner.cluster === t.cluster &&
         r.runner.namespace === t.namespace &&
@@ -72,7 +72,7 @@ function breakerFor(trips: BreakerTrip[], p: Proposal): BreakerTrip | undefined 
  * scope known and allowed, rule on, target an ARC runner with the same uid, circuit breaker
  * closed for destructive actions, re-run budgets held. Dry-run marks what survives.
  */
-export function applyGuardrails(ctx: RuleContext, trips: BreakerTrip[]): Decision {
+export function applyGuardrails(ctx: RuleContext): Decision {
   const actions: Action[] = [];
   const held: HeldAction[] = [...ctx.holds];
   const seen = new Set<string>();
@@ -84,7 +84,13 @@ export function applyGuardrails(ctx: RuleContext, trips: BreakerTrip[]): Decisio
     if (seen.has(p.key)) continue;
     seen.add(p.key);
     const hold = (why: string) =>
-      held.push({ key: p.key, rule: RULES[p.rule], kind: p.target.kind, scope: p.scope, why });
+      held.push({
+        key: p.key,
+        rule: ruleNamed(p.rule).id,
+        kind: p.target.kind,
+        scope: p.scope,
+        why,
+      });
     // Claimed or done: idempotency, not a hold. A `failed` or `retry-later` record (the engine
     // turns a stale claim it re-checked into `failed`) may be claimed again under the same key.
     const prior = recorded.get(p.key);
@@ -100,7 +106,7 @@ export function applyGuardrails(ctx: RuleContext, trips: BreakerTrip[]): Decisio
       continue;
     }
     if (!mode.on) {
-      hold(`rule ${RULES[p.rule]} is off`);
+      hold(`rule ${ruleNamed(p.rule).id} is off`);
       continue;
     }
     const bad = targetCheck(ctx, p);
@@ -109,7 +115,7 @@ export function applyGuardrails(ctx: RuleContext, trips: BreakerTrip[]): Decisio
       continue;
     }
     const mutating = MUTATING_KINDS.has(p.target.kind);
-    const open = mutating ? breakerFor(trips, p) : undefined;
+    const open = mutating ? breakerFor(ctx.trips, p) : undefined;
     if (open) {
       hold(
         `circuit breaker open: ${open.losses} losses in ${open.windowSeconds} s on ${open.cluster}${open.scaleSet ? `/${open.scaleSet}` : ''}`,
@@ -117,17 +123,11 @@ export function applyGuardrails(ctx: RuleContext, trips: BreakerTrip[]): Decisio
       wakes.push(open.closesAt);
       continue;
     }
-    if (RERUN_KINDS.has(p.target.kind)) {
-      const budget = eff.rules.rerunKilledJob.budget;
-      const spent = p.budgetKeys.find((k) => {
-        const used = ctx.facts.actions.filter(
-          (a) =>
-            !a.dryRun &&
-            a.budgetKeys.includes(k) &&
-            (a.outcome === 'claimed' || a.outcome === 'succeeded'),
-        ).length;
-        return used + (charged.get(k) ?? 0) >= budget;
-      });
+    const budget = ruleNamed(p.rule).budget(eff.rules[p.rule]);
+    if (budget !== null) {
+      const spent = p.budgetKeys.find(
+        (k) => budgetSpent(ctx.facts.actions, k) + (charged.get(k) ?? 0) >= budget,
+      );
       if (spent !== undefined) {
         hold(`re-run budget of ${budget} exhausted for ${spent}`);
         continue;
@@ -136,7 +136,7 @@ export function applyGuardrails(ctx: RuleContext, trips: BreakerTrip[]): Decisio
     }
     actions.push({
       key: p.key,
-      rule: RULES[p.rule],
+      rule: ruleNamed(p.rule).id,
       target: p.target,
       scope: p.scope,
       cause: p.cause,

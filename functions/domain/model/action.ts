@@ -1,17 +1,16 @@
 import type { LossCause, NodeWarningKind, Signal } from './loss.js';
 
-export const RULES = {
-  freePoisonedSlot: 'rule-1-free-poisoned-slot',
-  starvingQueue: 'rule-2-starving-queue',
-  rerunKilledJob: 'rule-3-rerun-killed-job',
-  hungJob: 'rule-4-hung-job',
-  orphanRegistration: 'rule-5-orphan-registration',
-  warnedNode: 'rule-6-warned-node',
-  circuitBreaker: 'rule-7-circuit-breaker',
-  deprecatedRunner: 'rule-8-deprecated-runner',
-} as const;
+/**
+ * A rule's id, `rule-<number>-<name>`: the rules themselves are listed in decide/rules/index.ts.
+ */
+export type RuleId = `rule-${number}-${string}`;
 
-export type RuleId = (typeof RULES)[keyof typeof RULES];
+/**
+ * Compatibility only: two integration tests still read rule 3's id from here. The ids are
+ * defined by the rules themselves (`RULES` in decide/rules/index.ts); delete this once those
+ * tests import it from there (a re-export here would tie the model to the rules).
+ */
+export const RULES = { rerunKilledJob: 'rule-3-rerun-killed-job' } as const;
 
 /**
  * `unknown`: the API call got no clear answer (a timeout, a 5xx) and reading the object could

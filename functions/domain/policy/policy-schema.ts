@@ -1,62 +1,37 @@
 import { z } from 'zod';
-import { lossKindSchema } from '../model/loss.js';
+import { RULE_LIST, type AnyRule, type RuleName, type Rules } from '../decide/rules/index.js';
+
+/** What a policy document may say of the rules: any rule, any of its settings. */
+export type RulesPatch = { [N in RuleName]?: Partial<Rules[N]> };
+
+/**
+ * A rule's settings as a document may write them: every key optional, unknown keys refused, and
+ * a key under its old name read as the new one (the new name wins when both are given).
+ */
+function documentSchema(rule: AnyRule) {
+  const partial = rule.settings.partial();
+  const renamed = Object.entries(rule.renamed);
+  if (renamed.length === 0) return partial;
+  const oldKeys = Object.fromEntries(
+    renamed.map(([old, key]) => [old, z.optional(rule.settings.shape[key] ?? z.never())]),
+  );
+  return partial.extend(oldKeys).transform((doc) => {
+    const out: Record<string, unknown> = { ...doc };
+    for (const [old, key] of renamed) {
+      out[key] ??= out[old];
+      delete out[old];
+    }
+    return out;
+  });
+}
+
+/** The policy document's `rules`: every rule of the list, each optional, unknown ones refused. */
+const rulesSchema = z
+  .object(Object.fromEntries(RULE_LIST.map((r) => [r.name, documentSchema(r).optional()])))
+  .strict() as unknown as z.ZodType<RulesPatch>;
 
 /** The policy document's shape: every key optional (defaults fill in), unknown keys rejected. */
-const seconds = z.number().int().nonnegative();
 const sw = { enabled: z.boolean().optional(), dryRun: z.boolean().optional() };
-
-const rulesSchema = z
-  .object({
-    freePoisonedSlot: z
-      .object({
-        ...sw,
-        graceSeconds: seconds.optional(),
-        arcWontRecoverGraceSeconds: seconds.optional(),
-        /** The old name of `arcWontRecoverGraceSeconds`, still accepted; the new name wins. */
-        legacyArcGraceSeconds: seconds.optional(),
-        forceDeletePodOnDeadNode: z.boolean().optional(),
-        removeStuckFinalizerAfterSeconds: seconds.nullable().optional(),
-      })
-      .strict()
-      .transform(({ legacyArcGraceSeconds, ...rule }) => ({
-        ...rule,
-        arcWontRecoverGraceSeconds: rule.arcWontRecoverGraceSeconds ?? legacyArcGraceSeconds,
-      })),
-    starvingQueue: z.object({ ...sw, queuedSeconds: seconds.optional() }).strict(),
-    rerunKilledJob: z
-      .object({
-        ...sw,
-        budget: z.number().int().min(0).max(10).optional(),
-        retryIntervalSeconds: z.number().int().min(1).optional(),
-        retryForSeconds: seconds.optional(),
-        excludeCauses: z.array(lossKindSchema).optional(),
-      })
-      .strict(),
-    hungJob: z
-      .object({
-        ...sw,
-        graceSeconds: seconds.optional(),
-        forceCancelAfterSeconds: seconds.optional(),
-        cancelWithLiveJobs: z.boolean().optional(),
-        retryIntervalSeconds: z.number().int().min(1).optional(),
-        retryForSeconds: seconds.optional(),
-      })
-      .strict(),
-    orphanRegistration: z.object({ ...sw, graceSeconds: seconds.optional() }).strict(),
-    warnedNode: z.object({ ...sw, replaceIdle: z.boolean().optional() }).strict(),
-    deprecatedRunner: z.object({ ...sw }).strict(),
-    circuitBreaker: z
-      .object({
-        ...sw,
-        windowSeconds: z.number().int().min(1).optional(),
-        maxLossesPerScaleSet: z.number().int().min(1).optional(),
-        maxLossesPerCluster: z.number().int().min(1).optional(),
-      })
-      .strict(),
-  })
-  .partial()
-  .strict();
-
 const patterns = z.array(z.string().min(1)).optional();
 const overrideShape = {
   ...sw,

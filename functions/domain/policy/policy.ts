@@ -1,94 +1,21 @@
 import { parseDocument } from 'yaml';
-import type { LossKind } from '../model/loss.js';
-import { policySchema } from './policy-schema.js';
+import { RULE_LIST, type Rules } from '../decide/rules/index.js';
+import { mergeDeep } from './merge-deep.js';
+import { policySchema, type RulesPatch } from './policy-schema.js';
 import { problemLines } from '../model/zod-problems.js';
 
-/** Policy: one YAML/JSON document, validated; every key optional, safe defaults filled in. */
+/** Kept here too: the test harnesses overlay policy patches with it. */
+export { mergeDeep } from './merge-deep.js';
 
-export interface RuleSwitch {
-  enabled: boolean;
-  /** Rule-level dry run: the rule emits actions marked dryRun. */
-  dryRun: boolean;
-}
-
-export interface Rules {
-  /** Rule 1. */
-  freePoisonedSlot: RuleSwitch & {
-    /** Wait this long after the loss so ARC ≥ 0.12 can recover on its own (backoff ≤ 155 s). */
-    graceSeconds: number;
-    /**
-     * The grace instead when ARC will not free the slot (ARC ≤ 0.11, or the runner had taken a
-     * job): 0, act at once. The policy document also accepts its old name,
-     * `legacyArcGraceSeconds`.
-     */
-    arcWontRecoverGraceSeconds: number;
-    /** Force-delete (grace 0) a runner pod left on a NotReady or deleted node. */
-    forceDeletePodOnDeadNode: boolean;
-    /** Strip ARC's finalizers from an EphemeralRunner stuck deleting this long; null = never. */
-    removeStuckFinalizerAfterSeconds: number | null;
-  };
-  /** Rule 2. */
-  starvingQueue: RuleSwitch & { queuedSeconds: number };
-  /** Rule 3. */
-  rerunKilledJob: RuleSwitch & {
-    /** Automatic re-runs per job (same run, same job name, across attempts). */
-    budget: number;
-    retryIntervalSeconds: number;
-    /** Stop retrying `403 already running` after this long. */
-    retryForSeconds: number;
-    /** Loss causes that do not earn a re-run (an OOM kill is usually the job's own doing). */
-    excludeCauses: LossKind[];
-  };
-  /**
-   * Rule 4, the hard-kill fast path: a job still in progress whose runner the cluster shows dead
-   * (pod gone or re-created, node gone or NotReady, EphemeralRunner failed) is cancelled rather
-   * than left to GitHub's lost-runner lock (~576 s), so that rule 3 can re-run it.
-   */
-  hungJob: RuleSwitch & {
-    /**
-     * Wait this long after the runner is confirmed dead: a runner stopped gracefully reports its
-     * shutdown and GitHub concludes the job itself in 15–26 s (GAG, measured).
-     */
-    graceSeconds: number;
-    /** Force-cancel when the run is still in progress this long after the cancel. */
-    forceCancelAfterSeconds: number;
-    /**
-     * Cancel even while another job of the run is still in progress on a live runner. Cancelling a
-     * run cancels every job in it, so by default runner-medic waits for GitHub's lock instead.
-     */
-    cancelWithLiveJobs: boolean;
-    /** A refused cancel (500, or 409 "re-run … not yet queued") is retried after this, doubling. */
-    retryIntervalSeconds: number;
-    /** Stop retrying refused cancels after this long; GitHub's lock then recovers the job. */
-    retryForSeconds: number;
-  };
-  /** Rule 5. */
-  orphanRegistration: RuleSwitch & { graceSeconds: number };
-  /** Rule 6. */
-  warnedNode: RuleSwitch & { replaceIdle: boolean };
-  /**
-   * Rule 8: runners of a scale set exit 0 without taking a job (GitHub refuses a runner version
-   * below its floor). Reported once per scale set and version; nothing is deleted.
-   */
-  deprecatedRunner: RuleSwitch;
-  /** Rule 7. */
-  circuitBreaker: RuleSwitch & {
-    windowSeconds: number;
-    maxLossesPerScaleSet: number;
-    maxLossesPerCluster: number;
-  };
-}
-
-export type RuleName = keyof Rules;
-
-export type DeepPartial<T> = {
-  [K in keyof T]?: T[K] extends object ? (T[K] extends unknown[] ? T[K] : DeepPartial<T[K]>) : T[K];
-};
+/**
+ * Policy: one YAML/JSON document, validated; every key optional, safe defaults filled in. Each
+ * rule's settings, their schema and defaults come from the rule list (decide/rules/index.ts).
+ */
 
 export interface Override {
   enabled?: boolean;
   dryRun?: boolean;
-  rules?: DeepPartial<Rules>;
+  rules?: RulesPatch;
   /** Narrows the global allowlists for this cluster or scale set (both must allow). */
   allow?: { namespaces?: string[]; repositories?: string[] };
 }
@@ -112,44 +39,8 @@ export interface Policy {
   scaleSets: Record<string, Override>;
 }
 
-export const DEFAULT_RULES: Rules = {
-  freePoisonedSlot: {
-    enabled: true,
-    dryRun: false,
-    graceSeconds: 180,
-    arcWontRecoverGraceSeconds: 0,
-    forceDeletePodOnDeadNode: true,
-    removeStuckFinalizerAfterSeconds: null,
-  },
-  starvingQueue: { enabled: true, dryRun: false, queuedSeconds: 300 },
-  rerunKilledJob: {
-    enabled: true,
-    dryRun: false,
-    budget: 2,
-    retryIntervalSeconds: 30,
-    retryForSeconds: 900,
-    excludeCauses: ['oom-killed'],
-  },
-  hungJob: {
-    enabled: true,
-    dryRun: false,
-    graceSeconds: 30,
-    forceCancelAfterSeconds: 10,
-    cancelWithLiveJobs: false,
-    retryIntervalSeconds: 5,
-    retryForSeconds: 300,
-  },
-  orphanRegistration: { enabled: true, dryRun: false, graceSeconds: 900 },
-  warnedNode: { enabled: true, dryRun: false, replaceIdle: true },
-  deprecatedRunner: { enabled: true, dryRun: false },
-  circuitBreaker: {
-    enabled: true,
-    dryRun: false,
-    windowSeconds: 900,
-    maxLossesPerScaleSet: 10,
-    maxLossesPerCluster: 30,
-  },
-};
+/** Every rule's defaults, from the rule list. */
+const DEFAULT_RULES = Object.fromEntries(RULE_LIST.map((r) => [r.name, r.defaults])) as Rules;
 
 export const DEFAULT_POLICY: Policy = {
   dryRun: false,
@@ -162,18 +53,6 @@ export const DEFAULT_POLICY: Policy = {
 
 export type PolicyResult =
   { ok: true; value: Policy } | { ok: false; reason: string; errors: string[] };
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** Overlay `patch` on `base`; arrays and scalars replace, objects merge. */
-export function mergeDeep<T>(base: T, patch: unknown): T {
-  if (!isPlainObject(base) || !isPlainObject(patch))
-    return (patch === undefined ? base : patch) as T;
-  const out: Record<string, unknown> = { ...base };
-  for (const [k, v] of Object.entries(patch)) if (v !== undefined) out[k] = mergeDeep(out[k], v);
-  return out as T;
-}
 
 /** Validate an already-parsed document. Every error names its key path. */
 export function policyFromObject(doc: unknown): PolicyResult {

@@ -1,4 +1,6 @@
-import { mergeDeep, type Override, type Policy, type RuleName, type Rules } from './policy.js';
+import { mergeDeep } from './merge-deep.js';
+import type { Override, Policy } from './policy.js';
+import type { RuleName, Rules } from '../decide/rules/index.js';
 
 export interface PolicyScope {
   cluster: string;

@@ -6,6 +6,7 @@ import {
   type Action,
 } from '../../../functions/domain/model/action.js';
 import { decide } from '../../../functions/domain/decide/decide.js';
+import { RULE_LIST } from '../../../functions/domain/decide/rules/index.js';
 import type { ActionRecord, Facts, JobRecord } from '../../../functions/domain/model/facts.js';
 import { rerunBudgetKey } from '../../../functions/domain/model/idempotency-key.js';
 import { DEFAULT_POLICY, mergeDeep, type Policy } from '../../../functions/domain/policy/policy.js';
@@ -323,6 +324,26 @@ describe('decide, for any fact set', () => {
             ),
         );
         expect(inTrip).toEqual([]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('every action and hold is of a listed rule, and no action of a rule switched off', () => {
+    const names = RULE_LIST.map((r) => r.name);
+    fc.assert(
+      fc.property(worldArb, fc.subarray(names), (w, off) => {
+        const { facts: f, policy, now } = build(w);
+        const switchedOff = mergeDeep(policy, {
+          rules: Object.fromEntries(off.map((name) => [name, { enabled: false }])),
+        });
+        const nameOf = new Map<string, string>(RULE_LIST.map((r) => [r.id, r.name]));
+        const d = decide(f, switchedOff, now);
+        for (const a of d.actions) {
+          expect(nameOf.has(a.rule)).toBe(true);
+          expect(off).not.toContain(nameOf.get(a.rule));
+        }
+        for (const h of d.held) expect(nameOf.has(h.rule)).toBe(true);
       }),
       { numRuns: 300 },
     );

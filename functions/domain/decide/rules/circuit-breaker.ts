@@ -1,17 +1,8 @@
 import type { RunnerView } from '../../correlate/correlate.js';
 import { idempotencyKey } from '../../model/idempotency-key.js';
-import { effectiveFor, propose, type RuleContext } from './context.js';
-
-export interface BreakerTrip {
-  cluster: string;
-  /** null: the whole cluster. */
-  scaleSet: string | null;
-  losses: number;
-  threshold: number;
-  windowSeconds: number;
-  /** When the count drops below the threshold again, unless more losses come. */
-  closesAt: number;
-}
+import { z } from 'zod';
+import { effectiveFor, propose, type BreakerTrip, type RuleContext } from '../context.js';
+import { defineRule, ruleSettings } from '../rule.js';
 
 function trip(
   ctx: RuleContext,
@@ -72,9 +63,39 @@ function trip(
  * Rule 7: too many runners lost in a window, per scale set or per cluster ⇒ an alert, and no
  * destructive action there (the guardrails hold them) until the count drops.
  */
-export function circuitBreaker(ctx: RuleContext): BreakerTrip[] {
+export const circuitBreaker = defineRule({
+  number: 7,
+  name: 'circuitBreaker',
+  id: 'rule-7-circuit-breaker',
+  settings: ruleSettings({
+    windowSeconds: z.number().int().min(1),
+    maxLossesPerScaleSet: z.number().int().min(1),
+    maxLossesPerCluster: z.number().int().min(1),
+  }),
+  defaults: {
+    enabled: true,
+    dryRun: false,
+    windowSeconds: 900,
+    maxLossesPerScaleSet: 10,
+    maxLossesPerCluster: 30,
+  },
+  decide(ctx: RuleContext): void {
+    for (const [scope, views] of lossesByScope(ctx)) {
+      const t = trip(ctx, scope.cluster, scope.scaleSet, views);
+      if (t) ctx.trips.push(t);
+    }
+  },
+});
+
+/**
+ * The confirmed losses of each scope a breaker guards, clusters first, then scale sets: every
+ * scope with a loss in this slice, and every scope the store already has a breaker for.
+ */
+function lossesByScope(
+  ctx: RuleContext,
+): [{ cluster: string; scaleSet: string | null }, RunnerView[]][] {
   // Only confirmed losses count: the runner's pod or EphemeralRunner was read and shows it.
-  const lost = ctx.c.runners.filter((v) => v.arcOwned && v.loss && (v.pod || v.er));
+  const lost = ctx.correlation.runners.filter((v) => v.arcOwned && v.loss && (v.pod || v.er));
   const byCluster = new Map<string, RunnerView[]>();
   const bySet = new Map<string, { cluster: string; scaleSet: string; views: RunnerView[] }>();
   // Scopes known from the store (losses counted by other slices, an open trip) count too.
@@ -95,14 +116,16 @@ export function circuitBreaker(ctx: RuleContext): BreakerTrip[] {
     g.views.push(v);
     bySet.set(k, g);
   }
-  const trips: BreakerTrip[] = [];
-  for (const [cluster, views] of byCluster) {
-    const t = trip(ctx, cluster, null, views);
-    if (t) trips.push(t);
-  }
-  for (const g of bySet.values()) {
-    const t = trip(ctx, g.cluster, g.scaleSet, g.views);
-    if (t) trips.push(t);
-  }
-  return trips;
+  return [
+    ...[...byCluster].map(
+      ([cluster, views]): [{ cluster: string; scaleSet: null }, RunnerView[]] => [
+        { cluster, scaleSet: null },
+        views,
+      ],
+    ),
+    ...[...bySet.values()].map((g): [{ cluster: string; scaleSet: string }, RunnerView[]] => [
+      g,
+      g.views,
+    ]),
+  ];
 }

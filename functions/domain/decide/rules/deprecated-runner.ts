@@ -1,8 +1,9 @@
-import type { Pod } from '../../model/cluster-facts.js';
+import { defineRule, ruleSettings } from '../rule.js';
+import { runnerVersionOf, versionIn } from '../runner-version.js';
 import type { RunnerView } from '../../correlate/correlate.js';
 import { idempotencyKey } from '../../model/idempotency-key.js';
 import { isProvenArcRunner } from '../../correlate/runner-guard.js';
-import { effectiveFor, propose, runnerScope, type RuleContext } from './context.js';
+import { effectiveFor, propose, runnerScope, type RuleContext } from '../context.js';
 
 const RUNNER_CONTAINER = 'runner';
 
@@ -17,19 +18,6 @@ function exitedWithoutJob(v: RunnerView): string | null {
   const t = runner?.terminated;
   if (!t || t.exitCode !== 0) return null;
   return `pod ${v.pod.metadata.name}: runner container exited 0 (${t.reason ?? 'no reason'}${t.message ? `: ${t.message.trim()}` : ''}) without taking a job`;
-}
-
-/** The runner version in a termination message, e.g. `Runner version v2.328.0 is deprecated`. */
-export function versionIn(text: string): string | null {
-  return /Runner version v?(\d+\.\d+\.\d+)/i.exec(text)?.[1] ?? null;
-}
-
-/**
- * The runner version of a pod, from its runner container's image tag (`…/actions-runner:2.328.0`);
- * null for a tag that is no version (`latest`) or a pod read without its image.
- */
-export function runnerVersionOf(pod: Pod): string | null {
-  return /:v?(\d+\.\d+\.\d+)(?:@.*)?$/.exec(pod.runnerImage ?? '')?.[1] ?? null;
 }
 
 /**
@@ -54,46 +42,54 @@ function cyclesPastQueuedJob(ctx: RuleContext, v: RunnerView): string | null {
 }
 
 /**
- * Rule 8: runners of a scale set exit 0 without taking a job, or cycle past a queued job. Deleting them cannot help (ARC
- * replaces them with the same image), so nothing is deleted: the scale set is reported once per
- * version, and carrying the report out asks GitHub when that version stops working.
+ * Rule 8: runners of a scale set exit 0 without taking a job, or cycle past a queued job.
+ * Deleting them cannot help (ARC replaces them with the same image), so nothing is deleted: the
+ * scale set is reported once per version, and carrying the report out asks GitHub when that
+ * version stops working.
  */
-export function deprecatedRunner(ctx: RuleContext): void {
-  for (const v of ctx.c.runners) {
-    if (!v.arcOwned || !isProvenArcRunner(v) || !v.scaleSet) continue;
-    const evidence = exitedWithoutJob(v) ?? cyclesPastQueuedJob(ctx, v);
-    if (!evidence) continue;
-    const scope = runnerScope(v);
-    if (!effectiveFor(ctx, scope).rules.deprecatedRunner.enabled) continue;
-    const version = versionIn(evidence) ?? (v.pod ? runnerVersionOf(v.pod) : null);
-    const job = ctx.facts.jobs.find((j) =>
-      j.job.labels.some((l) => l.toLowerCase() === v.scaleSet?.toLowerCase()),
-    );
-    propose(ctx, {
-      rule: 'deprecatedRunner',
-      key: idempotencyKey(
-        'report-deprecated-runner',
-        v.cluster,
-        v.namespace,
-        v.scaleSet,
-        version ?? 'unknown-version',
-      ),
-      target: {
-        kind: 'report-deprecated-runner',
-        cluster: v.cluster,
-        namespace: v.namespace,
-        scaleSet: v.scaleSet,
-        version,
-        runnerName: v.name,
-        evidence,
-        owner: job ? { repo: job.repository.fullName } : null,
-        installationId: job?.installationId ?? null,
-      },
-      scope,
-      cause: null,
-      signal: { source: 'container-status', detail: evidence },
-      reason: `runners of scale set ${v.scaleSet} leave without taking a job (${evidence}), as runners of a version GitHub refuses do: report it once; deleting them would only loop`,
-      budgetKeys: [],
-    });
-  }
-}
+export const deprecatedRunner = defineRule({
+  number: 8,
+  name: 'deprecatedRunner',
+  id: 'rule-8-deprecated-runner',
+  settings: ruleSettings({}),
+  defaults: { enabled: true, dryRun: false },
+  decide(ctx: RuleContext): void {
+    for (const v of ctx.correlation.runners) {
+      if (!v.arcOwned || !isProvenArcRunner(v) || !v.scaleSet) continue;
+      const evidence = exitedWithoutJob(v) ?? cyclesPastQueuedJob(ctx, v);
+      if (!evidence) continue;
+      const scope = runnerScope(v);
+      if (!effectiveFor(ctx, scope).rules.deprecatedRunner.enabled) continue;
+      const version = versionIn(evidence) ?? (v.pod ? runnerVersionOf(v.pod) : null);
+      const job = ctx.facts.jobs.find((j) =>
+        j.job.labels.some((l) => l.toLowerCase() === v.scaleSet?.toLowerCase()),
+      );
+      propose(ctx, {
+        rule: 'deprecatedRunner',
+        key: idempotencyKey(
+          'report-deprecated-runner',
+          v.cluster,
+          v.namespace,
+          v.scaleSet,
+          version ?? 'unknown-version',
+        ),
+        target: {
+          kind: 'report-deprecated-runner',
+          cluster: v.cluster,
+          namespace: v.namespace,
+          scaleSet: v.scaleSet,
+          version,
+          runnerName: v.name,
+          evidence,
+          owner: job ? { repo: job.repository.fullName } : null,
+          installationId: job?.installationId ?? null,
+        },
+        scope,
+        cause: null,
+        signal: { source: 'container-status', detail: evidence },
+        reason: `runners of scale set ${v.scaleSet} leave without taking a job (${evidence}), as runners of a version GitHub refuses do: report it once; deleting them would only loop`,
+        budgetKeys: [],
+      });
+    }
+  },
+});

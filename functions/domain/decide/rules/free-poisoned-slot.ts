@@ -1,188 +1,42 @@
+import { z } from 'zod';
 import { STUCK_AFTER_JOB_MS } from '../../classify/classify-finished-runner.js';
-import type { RunnerView } from '../../correlate/correlate.js';
-import { idempotencyKey } from '../../model/idempotency-key.js';
-import { describeCause } from '../../model/loss.js';
-import type { RuleName } from '../../policy/policy.js';
-import { isProvenArcRunner } from '../../correlate/runner-guard.js';
-import { graceStart } from './grace.js';
-import { REGISTRATION_RETRY, retryState } from './retry.js';
-import {
-  effectiveFor,
-  ms,
-  need,
-  nodeDown,
-  propose,
-  runnerScope,
-  wake,
-  type RuleContext,
-} from './context.js';
-
-const ORG_LABEL = 'actions.github.com/organization';
-const REPO_LABEL = 'actions.github.com/repository';
-
-function registrationOwner(v: RunnerView): { org: string } | { repo: string } | null {
-  const labels = v.er?.metadata.labels ?? {};
-  const org = labels[ORG_LABEL];
-  const repo = labels[REPO_LABEL];
-  if (org && repo) return { repo: `${org}/${repo}` };
-  return org ? { org } : null;
-}
-
-/** Force-delete the pod of a runner on a NotReady or deleted node: its kubelet cannot. */
-function forceDeleteDeadPod(ctx: RuleContext, v: RunnerView, rule: RuleName): void {
-  const pod = v.pod;
-  const rules = effectiveFor(ctx, runnerScope(v)).rules.freePoisonedSlot;
-  if (!pod || !nodeDown(v) || !rules.forceDeletePodOnDeadNode) return;
-  propose(ctx, {
-    rule,
-    key: idempotencyKey('delete-pod', v.cluster, v.namespace, v.name, pod.metadata.uid, 'force'),
-    target: {
-      kind: 'delete-pod',
-      force: true,
-      cluster: v.cluster,
-      namespace: v.namespace,
-      name: v.name,
-      uid: pod.metadata.uid,
-    },
-    scope: runnerScope(v),
-    cause: v.loss?.cause ?? null,
-    signal: v.loss?.signal ?? null,
-    reason: `${v.name}: pod on ${v.nodeName ?? 'a'} node that is NotReady or gone; force delete (grace 0)`,
-    budgetKeys: [],
-  });
-}
-
-/** An EphemeralRunner stuck deleting: strip its finalizers (explicit policy only), deregister. */
-function stuckDeletion(ctx: RuleContext, v: RunnerView, rule: RuleName): void {
-  const er = v.er;
-  const after = effectiveFor(ctx, runnerScope(v)).rules.freePoisonedSlot
-    .removeStuckFinalizerAfterSeconds;
-  if (!er?.metadata.deletionTimestamp || after === null || er.metadata.finalizers.length === 0)
-    return;
-  const due = er.metadata.deletionTimestamp + after * 1000;
-  if (ctx.now < due) return wake(ctx, due);
-  const { cluster, namespace, name, uid } = { ...v, uid: er.metadata.uid };
-  propose(ctx, {
-    rule,
-    key: idempotencyKey('remove-finalizer', cluster, namespace, name, uid),
-    target: {
-      kind: 'remove-finalizer',
-      finalizers: er.metadata.finalizers,
-      cluster,
-      namespace,
-      name,
-      uid,
-    },
-    scope: runnerScope(v),
-    cause: v.loss?.cause ?? null,
-    signal: v.loss?.signal ?? null,
-    reason: `${name}: EphemeralRunner stuck deleting for over ${after} s; remove its finalizers`,
-    budgetKeys: [],
-  });
-  const owner = registrationOwner(v);
-  if (v.runnerId === null || !owner) return;
-  const { intervalSeconds, forSeconds } = REGISTRATION_RETRY;
-  const st = retryState(
-    ctx,
-    idempotencyKey('delete-registration', v.runnerId),
-    intervalSeconds,
-    forSeconds,
-  );
-  if (st.state === 'wait') wake(ctx, st.at);
-  if (st.state !== 'go') return;
-  propose(ctx, {
-    rule,
-    key: st.key,
-    target: {
-      kind: 'delete-runner-registration',
-      owner,
-      installationId: null,
-      runnerId: v.runnerId,
-      runnerName: name,
-    },
-    scope: runnerScope(v),
-    cause: v.loss?.cause ?? null,
-    signal: v.loss?.signal ?? null,
-    reason: `${name}: finalizer removed; deregister runner ${v.runnerId} on GitHub`,
-    budgetKeys: [],
-  });
-}
+import { ms, wake, type RuleContext } from '../context.js';
+import { freeSlot } from '../free-slot.js';
+import { defineRule, ruleSettings, seconds } from '../rule.js';
 
 /**
- * Free the slot of one lost runner: delete its EphemeralRunner (uid precondition) once the
- * grace period has passed, so ARC creates a replacement. `skipGrace` for a starving queue.
- * Returns whether the runner holds a slot that can be (or is being) freed.
+ * Rule 1: every lost ARC runner whose EphemeralRunner still holds a slot after the grace period
+ * has it deleted (uid precondition), so that ARC creates a replacement.
  */
-export function freeSlot(
-  ctx: RuleContext,
-  v: RunnerView,
-  rule: RuleName,
-  skipGrace: boolean,
-): boolean {
-  const loss = v.loss;
-  if (!v.arcOwned || !loss) return false;
-  const since = graceStart(v);
-  if (since === null) return false;
-  const er = v.er;
-  if (!er) {
-    const listed = ctx.facts.listings.some(
-      (l) => l.cluster === v.cluster && l.namespace === v.namespace && l.at >= since,
-    );
-    if (!listed)
-      need(ctx, {
-        kind: 'ephemeral-runner',
-        cluster: v.cluster,
-        namespace: v.namespace,
-        name: v.name,
-      });
-    return false;
-  }
-  // Asking for the EphemeralRunner is harmless; acting needs the pod proven to be its.
-  if (!isProvenArcRunner(v)) return false;
-  if (er.metadata.deletionTimestamp !== null) {
-    forceDeleteDeadPod(ctx, v, rule);
-    stuckDeletion(ctx, v, rule);
-    return true;
-  }
-  if (er.phase === 'Succeeded') return false;
-  const rules = effectiveFor(ctx, runnerScope(v)).rules.freePoisonedSlot;
-  const grace = v.arcWontRecover ? rules.arcWontRecoverGraceSeconds : rules.graceSeconds;
-  const due = since + grace * 1000;
-  if (!skipGrace && ctx.now < due) {
-    wake(ctx, due);
-    return true;
-  }
-  propose(ctx, {
-    rule,
-    key: idempotencyKey('delete-ephemeral-runner', v.cluster, v.namespace, v.name, er.metadata.uid),
-    target: {
-      kind: 'delete-ephemeral-runner',
-      cluster: v.cluster,
-      namespace: v.namespace,
-      name: v.name,
-      uid: er.metadata.uid,
-    },
-    scope: runnerScope(v),
-    cause: loss.cause,
-    signal: loss.signal,
-    reason:
-      `${v.name}: ${describeCause(loss.cause)}, ${v.busy ? 'had a job' : 'no job'}; ` +
-      (skipGrace
-        ? 'a queued job is starving; delete the EphemeralRunner now so ARC creates a replacement'
-        : v.arcWontRecover
-          ? `${v.legacyArc ? 'ARC ≤ 0.11 never frees it' : 'its JIT config is spent, ARC would re-create a dead pod (actions-runner-controller#4588)'}; delete the EphemeralRunner so ARC creates a replacement`
-          : `ARC did not free the slot within ${grace} s; delete the EphemeralRunner so ARC creates a replacement`),
-    budgetKeys: [],
-  });
-  forceDeleteDeadPod(ctx, v, rule);
-  return true;
-}
-
-/** Rule 1: every lost ARC runner whose EphemeralRunner still holds a slot after the grace period. */
-export function freePoisonedSlot(ctx: RuleContext): void {
-  for (const v of ctx.c.runners) freeSlot(ctx, v, 'freePoisonedSlot', false);
-  wakeWhenFinishedRunnersAreDue(ctx);
-}
+export const freePoisonedSlot = defineRule({
+  number: 1,
+  name: 'freePoisonedSlot',
+  id: 'rule-1-free-poisoned-slot',
+  settings: ruleSettings({
+    /** Wait this long after the loss so ARC ≥ 0.12 can recover on its own (backoff ≤ 155 s). */
+    graceSeconds: seconds,
+    /** The grace instead when ARC will not free the slot (ARC ≤ 0.11, or the runner had taken a job). */
+    arcWontRecoverGraceSeconds: seconds,
+    /** Force-delete (grace 0) a runner pod left on a NotReady or deleted node. */
+    forceDeletePodOnDeadNode: z.boolean(),
+    /** Strip ARC's finalizers from an EphemeralRunner stuck deleting this long; null = never. */
+    removeStuckFinalizerAfterSeconds: seconds.nullable(),
+  }),
+  defaults: {
+    enabled: true,
+    dryRun: false,
+    graceSeconds: 180,
+    arcWontRecoverGraceSeconds: 0,
+    forceDeletePodOnDeadNode: true,
+    removeStuckFinalizerAfterSeconds: null,
+  },
+  /** The old name of `arcWontRecoverGraceSeconds` ("legacy ARC"), still accepted. */
+  renamed: { legacyArcGraceSeconds: 'arcWontRecoverGraceSeconds' },
+  decide(ctx: RuleContext): void {
+    for (const v of ctx.correlation.runners) freeSlot(ctx, v, 'freePoisonedSlot', false);
+    wakeWhenFinishedRunnersAreDue(ctx);
+  },
+});
 
 /**
  * A runner exits within STUCK_AFTER_JOB_MS of its job ending; if its pod still lives then it is
@@ -190,7 +44,7 @@ export function freePoisonedSlot(ctx: RuleContext): void {
  * moment rather than waiting for the next sweep.
  */
 function wakeWhenFinishedRunnersAreDue(ctx: RuleContext): void {
-  for (const v of ctx.c.runners) {
+  for (const v of ctx.correlation.runners) {
     if (!v.er || !v.pod || v.loss) continue;
     for (const j of v.jobs) {
       const ended = ms(j.job.status === 'completed' ? j.job.completedAt : null);

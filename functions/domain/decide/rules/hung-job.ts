@@ -1,18 +1,15 @@
+import { z } from 'zod';
 import type { ActionScope, RunRef } from '../../model/action.js';
 import { runKey, runnerOfJob, type RunnerView } from '../../correlate/correlate.js';
 import type { ActionRecord, JobRecord } from '../../model/facts.js';
-import { idempotencyKey, rerunBudgetKey, subKey } from '../../model/idempotency-key.js';
+import { idempotencyKey, rerunBudgetKey } from '../../model/idempotency-key.js';
 import { isoTime } from '../../model/iso-time.js';
-import { RULES } from '../../model/action.js';
 import { isProvenArcRunner } from '../../correlate/runner-guard.js';
-import { effectiveFor, propose, runnerScope, wake, type RuleContext } from './context.js';
-import type { Rules } from '../../policy/policy.js';
-import { deathEvidence, ranJob, type RunnerDeath } from './runner-death.js';
-
-/** Outcomes after which a cancel is taken to have been sent (an `unknown` one may have acted). */
-const SENT = new Set(['claimed', 'succeeded', 'unknown', 'dry-run']);
-/** Outcomes after which a refused cancel is tried again (500 Failed to cancel, 409 not yet queued). */
-const RETRY = new Set(['retry-later', 'failed']);
+import { effectiveFor, propose, runnerScope, wake, type RuleContext } from '../context.js';
+import { deathEvidence, ranJob, type RunnerDeath } from '../runner-death.js';
+import { cancelStep, SENT_OUTCOMES } from '../retry.js';
+import { budgetSpent, defineRule, ruleSettings, seconds } from '../rule.js';
+import { rerunKilledJob } from './rerun-killed-job.js';
 
 interface Dead {
   job: JobRecord;
@@ -27,50 +24,10 @@ function cancelSentFor(ctx: RuleContext, j: JobRecord): ActionRecord | undefined
   const base = idempotencyKey('cancel-run', j.repository.fullName, j.job.runId, j.job.runAttempt);
   return ctx.facts.actions.find(
     (a) =>
-      a.key.startsWith(`${base}:try:`) && SENT.has(a.outcome) && a.jobIds.includes(j.job.jobId),
+      a.key.startsWith(`${base}:try:`) &&
+      SENT_OUTCOMES.has(a.outcome) &&
+      a.jobIds.includes(j.job.jobId),
   );
-}
-
-export type CancelStep =
-  | { state: 'go'; key: string; attempt: number }
-  | { state: 'sent'; at: number }
-  | { state: 'wait'; at: number }
-  | { state: 'stopped'; why: string };
-
-/**
- * Where a cancel (or force-cancel) of one run attempt stands. Its tries are keyed `<base>:try:<n>`;
- * a refused try is retried after `intervalSeconds`, doubling, for `forSeconds` from the first.
- */
-export function cancelStep(
-  actions: readonly ActionRecord[],
-  base: string,
-  now: number,
-  intervalSeconds: number,
-  forSeconds: number,
-): CancelStep {
-  const prefix = `${base}:try:`;
-  const tries = actions
-    .filter((a) => a.key.startsWith(prefix))
-    .map((a) => ({ a, n: Number(a.key.slice(prefix.length)) }))
-    .filter((t) => Number.isInteger(t.n))
-    .sort((x, y) => x.n - y.n);
-  const first = tries[0];
-  const last = tries[tries.length - 1];
-  if (!first || !last) return { state: 'go', key: subKey(base, 'try', 0), attempt: 0 };
-  const sent = tries.find((t) => SENT.has(t.a.outcome));
-  if (sent) return { state: 'sent', at: sent.a.finishedAt ?? sent.a.claimedAt };
-  if (!RETRY.has(last.a.outcome))
-    return { state: 'stopped', why: `GitHub answered ${last.a.outcome} to ${last.a.key}` };
-  const at =
-    (last.a.finishedAt ?? last.a.claimedAt) +
-    intervalSeconds * 1000 * 2 ** Math.min(tries.length - 1, 10);
-  if (at > first.a.claimedAt + forSeconds * 1000)
-    return {
-      state: 'stopped',
-      why: `GitHub refused ${tries.length} tries of ${base} over ${forSeconds} s`,
-    };
-  if (now < at) return { state: 'wait', at };
-  return { state: 'go', key: subKey(base, 'try', last.n + 1), attempt: last.n + 1 };
 }
 
 /** Whether rule 3 could re-run this job once its run completes: otherwise cancelling gains nothing. */
@@ -81,15 +38,32 @@ function rerunWanted(ctx: RuleContext, d: Dead, scope: ActionScope): string | nu
   if (cause && rerun.excludeCauses.includes(cause))
     return `cause ${cause} is excluded from re-runs`;
   const key = rerunBudgetKey(d.job.repository.fullName, d.job.job.runId, d.job.job.name);
-  const used = ctx.facts.actions.filter(
-    (a) =>
-      !a.dryRun &&
-      a.budgetKeys.includes(key) &&
-      (a.outcome === 'claimed' || a.outcome === 'succeeded'),
-  ).length;
-  if (used >= rerun.budget) return `re-run budget of ${rerun.budget} already spent on ${key}`;
+  const limit = rerunKilledJob.budget(rerun) ?? Infinity;
+  if (budgetSpent(ctx.facts.actions, key) >= limit)
+    return `re-run budget of ${limit} already spent on ${key}`;
   return null;
 }
+
+const ID = 'rule-4-hung-job';
+
+const settings = ruleSettings({
+  /**
+   * Wait this long after the runner is confirmed dead: a runner stopped gracefully reports its
+   * shutdown and GitHub concludes the job itself in 15–26 s (GAG, measured).
+   */
+  graceSeconds: seconds,
+  /** Force-cancel when the run is still in progress this long after the cancel. */
+  forceCancelAfterSeconds: seconds,
+  /**
+   * Cancel even while another job of the run is still in progress on a live runner. Cancelling a
+   * run cancels every job in it, so by default runner-medic waits for GitHub's lock instead.
+   */
+  cancelWithLiveJobs: z.boolean(),
+  /** A refused cancel (500, or 409 "re-run … not yet queued") is retried after this, doubling. */
+  retryIntervalSeconds: z.number().int().min(1),
+  /** Stop retrying refused cancels after this long; GitHub's lock then recovers the job. */
+  retryForSeconds: seconds,
+});
 
 /**
  * Rule 4, the hard-kill fast path. A runner killed without its grace period (SIGKILL, a node
@@ -100,11 +74,31 @@ function rerunWanted(ctx: RuleContext, d: Dead, scope: ActionScope): string | nu
  * `forceCancelAfterSeconds` later if it is still in progress. Rule 3 re-runs it once it completes.
  * A refused cancel is retried with backoff; when the fast path cannot be taken, the lock remains.
  */
-export function hungJob(ctx: RuleContext): void {
+export const hungJob = defineRule({
+  number: 4,
+  name: 'hungJob',
+  id: ID,
+  settings,
+  defaults: {
+    enabled: true,
+    dryRun: false,
+    graceSeconds: 30,
+    forceCancelAfterSeconds: 10,
+    cancelWithLiveJobs: false,
+    retryIntervalSeconds: 5,
+    retryForSeconds: 300,
+  },
+  decide(ctx: RuleContext): void {
+    for (const dead of deadJobsByAttempt(ctx).values()) fastPath(ctx, dead);
+  },
+});
+
+/** Each run attempt's in-progress jobs whose runner the live objects show dead, earliest first. */
+function deadJobsByAttempt(ctx: RuleContext): Map<string, Dead[]> {
   const byAttempt = new Map<string, Dead[]>();
   for (const j of ctx.facts.jobs) {
     if (j.job.status !== 'in_progress') continue;
-    const v = runnerOfJob(ctx.c, j);
+    const v = runnerOfJob(ctx.correlation, j);
     if (!v?.arcOwned || !isProvenArcRunner(v) || !ranJob(v, j)) continue;
     const grace =
       effectiveFor(ctx, runnerScope(v, j.repository.fullName)).rules.hungJob.graceSeconds * 1000;
@@ -136,7 +130,7 @@ export function hungJob(ctx: RuleContext): void {
     const k = `${runKey(j.repository.fullName, j.job.runId)}#${j.job.runAttempt}`;
     byAttempt.set(k, [...(byAttempt.get(k) ?? []), first]);
   }
-  for (const dead of byAttempt.values()) fastPath(ctx, dead);
+  return byAttempt;
 }
 
 /** One run attempt whose dead jobs the fast path may cancel, and how to say why it does not. */
@@ -144,7 +138,7 @@ interface FastPath {
   dead: Dead[];
   lead: Dead;
   scope: ActionScope;
-  rules: Rules['hungJob'];
+  rules: z.infer<typeof settings>;
   hold: (why: string, kind?: 'cancel-run' | 'force-cancel-run') => void;
 }
 
@@ -160,7 +154,7 @@ function fastPath(ctx: RuleContext, dead: Dead[]): void {
   const hold = (why: string, kind: 'cancel-run' | 'force-cancel-run' = 'cancel-run'): void => {
     ctx.holds.push({
       key: idempotencyKey(kind, repo, runId, runAttempt),
-      rule: RULES.hungJob,
+      rule: ID,
       kind,
       scope,
       why,
@@ -187,7 +181,7 @@ function whyNotTaken(ctx: RuleContext, { dead, lead, rules }: FastPath): string 
   }
   if (rules.cancelWithLiveJobs) return null;
   const jobIds = dead.map((d) => d.job.job.jobId);
-  const live = (ctx.c.jobsByRun.get(runKey(repo, runId)) ?? []).find(
+  const live = (ctx.correlation.jobsByRun.get(runKey(repo, runId)) ?? []).find(
     (s) =>
       s.job.runAttempt === runAttempt &&
       s.job.status === 'in_progress' &&

@@ -1,13 +1,15 @@
+import { z } from 'zod';
 import type { ActionScope, ActionTarget, RecoveryPath, RunRef } from '../../model/action.js';
 import { findRunnerLoss } from '../../classify/annotations.js';
 import { runnerOfJob, type RunnerView } from '../../correlate/correlate.js';
 import type { JobRecord } from '../../model/facts.js';
 import { idempotencyKey, rerunBudgetKey, subKey } from '../../model/idempotency-key.js';
 import { isoTime } from '../../model/iso-time.js';
-import { describeCause, type LossCause, type Signal } from '../../model/loss.js';
-import { effectiveFor, need, propose, runnerScope, wake, type RuleContext } from './context.js';
+import { describeCause, lossKindSchema, type LossCause, type Signal } from '../../model/loss.js';
+import { effectiveFor, need, propose, runnerScope, wake, type RuleContext } from '../context.js';
 import { contradictsArcRunner } from '../../correlate/runner-guard.js';
-import { retryState } from './retry.js';
+import { retryState } from '../retry.js';
+import { budgetSpent, defineRule, ruleSettings, seconds } from '../rule.js';
 
 const CANCEL_KINDS = new Set(['cancel-run', 'force-cancel-run']);
 const ENDED = new Set(['failure', 'cancelled']);
@@ -34,7 +36,7 @@ function verdict(ctx: RuleContext, j: JobRecord): Verdict {
     if (j.annotations === null) return { kind: 'unknown', job: j };
     return { kind: 'blocking', job: j, why: 'failed with no runner-loss signal (genuine failure)' };
   }
-  const runner = runnerOfJob(ctx.c, j);
+  const runner = runnerOfJob(ctx.correlation, j);
   if (!runner?.arcOwned || contradictsArcRunner(runner))
     return { kind: 'blocking', job: j, why: 'its runner is not a known ARC runner' };
   const scope = runnerScope(runner, j.repository.fullName);
@@ -56,15 +58,6 @@ function verdict(ctx: RuleContext, j: JobRecord): Verdict {
           ? 'graceful'
           : 'fast-path';
   return { kind: 'lost', job: j, runner, signal, recoveredBy };
-}
-
-function budgetUsed(ctx: RuleContext, key: string): number {
-  return ctx.facts.actions.filter(
-    (a) =>
-      !a.dryRun &&
-      a.budgetKeys.includes(key) &&
-      (a.outcome === 'claimed' || a.outcome === 'succeeded'),
-  ).length;
 }
 
 const budgetKeyOf = (j: JobRecord) =>
@@ -115,7 +108,7 @@ function rerunRun(ctx: RuleContext, jobs: JobRecord[]): void {
   // Read the annotations of failed jobs that ran on our runners (to find a loss), and of every
   // failed job in a run with a loss (a genuine failure there rules out rerun-failed-jobs).
   for (const u of unknown)
-    if (lead || runnerOfJob(ctx.c, u.job)?.arcOwned)
+    if (lead || runnerOfJob(ctx.correlation, u.job)?.arcOwned)
       need(ctx, { kind: 'annotations', repo, installationId, jobId: u.job.job.jobId });
   if (!lead || unknown.length > 0) return;
 
@@ -168,7 +161,7 @@ function rerunTarget(
   const lost = verdicts.filter((v) => v.kind === 'lost');
   const siblings = verdicts.filter((v) => v.kind === 'sibling');
   const overBudget = [...lost, ...siblings].filter(
-    (v) => budgetUsed(ctx, budgetKeyOf(v.job)) >= budget,
+    (v) => budgetSpent(ctx.facts.actions, budgetKeyOf(v.job)) >= budget,
   );
   const blocking = verdicts.filter((v) => v.kind === 'blocking').length + overBudget.length;
   if (blocking === 0) {
@@ -228,7 +221,33 @@ function proposeRerun(
   });
 }
 
-/** Rule 3: re-run jobs killed with their runner, one call per run, within the budget. */
-export function rerunKilledJob(ctx: RuleContext): void {
-  for (const [, jobs] of ctx.c.jobsByRun) rerunRun(ctx, jobs);
-}
+/**
+ * Rule 3: re-run jobs killed with their runner (a runner-loss annotation, or runner-medic's own
+ * rule-4 cancel), one call per run once it completes, within the job's re-run budget.
+ */
+export const rerunKilledJob = defineRule({
+  number: 3,
+  name: 'rerunKilledJob',
+  id: 'rule-3-rerun-killed-job',
+  settings: ruleSettings({
+    /** Automatic re-runs per job (same run, same job name, across attempts). */
+    budget: z.number().int().min(0).max(10),
+    retryIntervalSeconds: z.number().int().min(1),
+    /** Stop retrying `403 already running` after this long. */
+    retryForSeconds: seconds,
+    /** Loss causes that do not earn a re-run (an OOM kill is usually the job's own doing). */
+    excludeCauses: z.array(lossKindSchema),
+  }),
+  defaults: {
+    enabled: true,
+    dryRun: false,
+    budget: 2,
+    retryIntervalSeconds: 30,
+    retryForSeconds: 900,
+    excludeCauses: ['oom-killed'],
+  },
+  budget: (settings) => settings.budget,
+  decide(ctx: RuleContext): void {
+    for (const [, jobs] of ctx.correlation.jobsByRun) rerunRun(ctx, jobs);
+  },
+});

@@ -1,8 +1,10 @@
+import { z } from 'zod';
+import { defineRule, ruleSettings } from '../rule.js';
 import { idempotencyKey } from '../../model/idempotency-key.js';
 import { NODE_DOWN_KINDS, type NodeWarningKind } from '../../model/loss.js';
 import type { RememberedRunner } from '../../correlate/runners-on-nodes.js';
 import { isProvenArcRunner } from '../../correlate/runner-guard.js';
-import { effectiveFor, need, propose, runnerScope, type RuleContext } from './context.js';
+import { effectiveFor, need, propose, runnerScope, type RuleContext } from '../context.js';
 
 const WARNINGS: ReadonlySet<NodeWarningKind> = new Set([
   'spot-interruption-warning',
@@ -15,53 +17,63 @@ const WARNINGS: ReadonlySet<NodeWarningKind> = new Set([
  * Rule 6: a node is about to go (spot warning, Karpenter `DisruptionTerminating`, a drain). Idle
  * runners on it are replaced early; busy ones are marked at risk so rule 3 acts on completion.
  */
-export function warnedNode(ctx: RuleContext): void {
-  for (const r of ctx.c.remembered) warnedRememberedRunner(ctx, r);
-  for (const v of ctx.c.runners) {
-    if (!v.arcOwned || !isProvenArcRunner(v) || v.loss) continue;
-    const w = [...v.warnings, ...v.nodeSignals].find((s) => WARNINGS.has(s.kind));
-    if (!w) continue;
-    const scope = runnerScope(v);
-    const rules = effectiveFor(ctx, scope).rules.warnedNode;
-    if (!rules.enabled) continue;
-    const base = {
-      rule: 'warnedNode' as const,
-      scope,
-      cause: null,
-      signal: w.signal,
-      budgetKeys: [],
-    };
-    const uid = v.pod?.metadata.uid ?? v.er?.metadata.uid ?? '';
-    if (v.busy) {
-      propose(ctx, {
-        ...base,
-        key: idempotencyKey('mark-at-risk', v.cluster, v.namespace, v.name, uid),
-        target: {
-          kind: 'mark-at-risk',
-          cluster: v.cluster,
-          namespace: v.namespace,
-          runnerName: v.name,
-          warning: w.kind,
-        },
-        reason: `${v.name} is running a job on a node about to go (${w.kind}): mark at risk`,
-      });
-    } else if (rules.replaceIdle && v.er && v.er.metadata.deletionTimestamp === null) {
-      const er = v.er.metadata;
-      propose(ctx, {
-        ...base,
-        key: idempotencyKey('delete-ephemeral-runner', v.cluster, v.namespace, v.name, er.uid),
-        target: {
-          kind: 'delete-ephemeral-runner',
-          cluster: v.cluster,
-          namespace: v.namespace,
-          name: v.name,
-          uid: er.uid,
-        },
-        reason: `${v.name} is idle on a node about to go (${w.kind}): replace it early`,
-      });
+export const warnedNode = defineRule({
+  number: 6,
+  name: 'warnedNode',
+  id: 'rule-6-warned-node',
+  settings: ruleSettings({
+    /** Replace an idle runner on a node about to go rather than let it take a job there. */
+    replaceIdle: z.boolean(),
+  }),
+  defaults: { enabled: true, dryRun: false, replaceIdle: true },
+  decide(ctx: RuleContext): void {
+    for (const r of ctx.correlation.remembered) warnedRememberedRunner(ctx, r);
+    for (const v of ctx.correlation.runners) {
+      if (!v.arcOwned || !isProvenArcRunner(v) || v.loss) continue;
+      const w = [...v.warnings, ...v.nodeSignals].find((s) => WARNINGS.has(s.kind));
+      if (!w) continue;
+      const scope = runnerScope(v);
+      const rules = effectiveFor(ctx, scope).rules.warnedNode;
+      if (!rules.enabled) continue;
+      const base = {
+        rule: 'warnedNode' as const,
+        scope,
+        cause: null,
+        signal: w.signal,
+        budgetKeys: [],
+      };
+      const uid = v.pod?.metadata.uid ?? v.er?.metadata.uid ?? '';
+      if (v.busy) {
+        propose(ctx, {
+          ...base,
+          key: idempotencyKey('mark-at-risk', v.cluster, v.namespace, v.name, uid),
+          target: {
+            kind: 'mark-at-risk',
+            cluster: v.cluster,
+            namespace: v.namespace,
+            runnerName: v.name,
+            warning: w.kind,
+          },
+          reason: `${v.name} is running a job on a node about to go (${w.kind}): mark at risk`,
+        });
+      } else if (rules.replaceIdle && v.er && v.er.metadata.deletionTimestamp === null) {
+        const er = v.er.metadata;
+        propose(ctx, {
+          ...base,
+          key: idempotencyKey('delete-ephemeral-runner', v.cluster, v.namespace, v.name, er.uid),
+          target: {
+            kind: 'delete-ephemeral-runner',
+            cluster: v.cluster,
+            namespace: v.namespace,
+            name: v.name,
+            uid: er.uid,
+          },
+          reason: `${v.name} is idle on a node about to go (${w.kind}): replace it early`,
+        });
+      }
     }
-  }
-}
+  },
+});
 
 /**
  * A runner known from the store only (a node signal reads no runner object): a busy runner on a

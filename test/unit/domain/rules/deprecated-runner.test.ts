@@ -1,10 +1,7 @@
 import { decide } from '../../../../functions/domain/decide/decide.js';
 import type { Facts } from '../../../../functions/domain/model/facts.js';
 import { DEFAULT_POLICY, parsePolicy } from '../../../../functions/domain/policy/policy.js';
-import {
-  runnerVersionOf,
-  versionIn,
-} from '../../../../functions/domain/decide/rules/deprecated-runner.js';
+import { runnerVersionOf, versionIn } from '../../../../functions/domain/decide/runner-version.js';
 import { er, facts, job, pod, unwrap } from '../builders.js';
 import { T0, iso } from '../fixtures.js';
 

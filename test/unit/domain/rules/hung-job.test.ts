@@ -6,7 +6,7 @@ import {
   parsePolicy,
   type Policy,
 } from '../../../../functions/domain/policy/policy.js';
-import { cancelStep } from '../../../../functions/domain/decide/rules/hung-job.js';
+import { cancelStep } from '../../../../functions/domain/decide/retry.js';
 import { er, facts, job, node, pod, record, unwrap } from '../builders.js';
 import { CLUSTER, NS, SCALE_SET, T0, iso } from '../fixtures.js';
 

@@ -30,7 +30,7 @@ const signal = (kind: NodeSignal['kind'], at = T0 - 1_000): NodeSignal => ({
   nodeName: NODE,
   instanceId: null,
   kind,
-  signal: { source: 'ec2', detail: kind },
+  signal: { source: 'ec2-event', detail: kind },
   at,
 });
 

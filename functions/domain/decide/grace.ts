@@ -1,5 +1,5 @@
-import type { RunnerView } from '../../correlate/correlate.js';
-import type { SignalSource } from '../../model/loss.js';
+import type { RunnerView } from '../correlate/correlate.js';
+import type { SignalSource } from '../model/loss.js';
 
 /** Signals read from the live object itself: the object is the proof, whatever its age. */
 const LIVE_OBJECT_SOURCES: readonly SignalSource[] = [

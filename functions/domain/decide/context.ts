@@ -1,15 +1,10 @@
-import type {
-  ActionScope,
-  ActionTarget,
-  HeldAction,
-  Need,
-  RecoveryPath,
-} from '../../model/action.js';
-import type { Correlation, RunnerView } from '../../correlate/correlate.js';
-import type { Facts } from '../../model/facts.js';
-import type { LossCause, Signal } from '../../model/loss.js';
-import type { Policy, RuleName } from '../../policy/policy.js';
-import { resolvePolicy, type EffectivePolicy } from '../../policy/resolve-policy.js';
+import type { ActionScope, ActionTarget, HeldAction, Need, RecoveryPath } from '../model/action.js';
+import type { Correlation, RunnerView } from '../correlate/correlate.js';
+import type { Facts } from '../model/facts.js';
+import type { LossCause, Signal } from '../model/loss.js';
+import type { Policy } from '../policy/policy.js';
+import type { RuleName } from './rules/index.js';
+import { resolvePolicy, type EffectivePolicy } from '../policy/resolve-policy.js';
 
 /** An action a rule wants; guardrails decide whether it is emitted, held, or dry-run. */
 export interface Proposal {
@@ -28,16 +23,46 @@ export interface RuleContext {
   facts: Facts;
   policy: Policy;
   now: number;
-  c: Correlation;
+  /** The facts joined: runner views, jobs by run, and the indexes the joins use. */
+  correlation: Correlation;
   proposals: Proposal[];
   needs: Need[];
   wakes: number[];
   /** What a rule chose not to do for now, and why (logged and reported with the guardrails' holds). */
   holds: HeldAction[];
+  /** Circuit breakers open in this slice (rule 7): the guardrails hold destructive actions there. */
+  trips: BreakerTrip[];
 }
 
-export function newContext(facts: Facts, policy: Policy, now: number, c: Correlation): RuleContext {
-  return { facts, policy, now, c, proposals: [], needs: [], wakes: [], holds: [] };
+/** An open circuit breaker of a cluster or a scale set. */
+export interface BreakerTrip {
+  cluster: string;
+  /** null: the whole cluster. */
+  scaleSet: string | null;
+  losses: number;
+  threshold: number;
+  windowSeconds: number;
+  /** When the count drops below the threshold again, unless more losses come. */
+  closesAt: number;
+}
+
+export function newContext(
+  facts: Facts,
+  policy: Policy,
+  now: number,
+  correlation: Correlation,
+): RuleContext {
+  return {
+    facts,
+    policy,
+    now,
+    correlation,
+    proposals: [],
+    needs: [],
+    wakes: [],
+    holds: [],
+    trips: [],
+  };
 }
 
 export const propose = (ctx: RuleContext, p: Proposal): void => {

@@ -1,8 +1,8 @@
-import { correlate } from '../../../../functions/domain/correlate/correlate.js';
-import { deathEvidence, ranJob } from '../../../../functions/domain/decide/rules/runner-death.js';
-import type { Facts } from '../../../../functions/domain/model/facts.js';
-import { er, facts, job, node, pod, record } from '../builders.js';
-import { CLUSTER, NS, SCALE_SET, T0, iso } from '../fixtures.js';
+import { correlate } from '../../../functions/domain/correlate/correlate.js';
+import { deathEvidence, ranJob } from '../../../functions/domain/decide/runner-death.js';
+import type { Facts } from '../../../functions/domain/model/facts.js';
+import { er, facts, job, node, pod, record } from './builders.js';
+import { CLUSTER, NS, SCALE_SET, T0, iso } from './fixtures.js';
 
 const NAME = 'arc-runner-set-2fh9q-runner-tkvlz';
 const S = 1000;

@@ -1,10 +1,10 @@
-import type { Pod } from '../../model/cluster-facts.js';
-import type { RunnerView } from '../../correlate/correlate.js';
-import type { ActionRecord, Facts, JobRecord } from '../../model/facts.js';
-import { idempotencyKey } from '../../model/idempotency-key.js';
-import { isoTime } from '../../model/iso-time.js';
-import { NODE_DOWN_KINDS } from '../../model/loss.js';
-import { matchesErFields } from '../../correlate/runner-of-job.js';
+import type { Pod } from '../model/cluster-facts.js';
+import type { RunnerView } from '../correlate/correlate.js';
+import type { ActionRecord, Facts, JobRecord } from '../model/facts.js';
+import { idempotencyKey } from '../model/idempotency-key.js';
+import { isoTime } from '../model/iso-time.js';
+import { NODE_DOWN_KINDS } from '../model/loss.js';
+import { matchesErFields } from '../correlate/runner-of-job.js';
 
 /** A busy runner the live objects show dead with its job, since when, and what shows it. */
 export interface RunnerDeath {
