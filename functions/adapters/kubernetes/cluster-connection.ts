@@ -1,11 +1,8 @@
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeconfigSecret } from '../../ports/cluster-access.js';
 import type { Clock } from '../../ports/clock.js';
 import type { SecretClients } from '../secrets/secret-reader.js';
-import {
-  kubeConfigFromString,
-  kubeconfigSource,
-  type KubeconfigSecret,
-} from './kubeconfig-source.js';
+import { kubeConfigFromString, kubeconfigSource } from './kubeconfig-source.js';
 
 /** How to reach one cluster right now. */
 export interface ClusterConnection {

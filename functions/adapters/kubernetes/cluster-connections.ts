@@ -1,5 +1,6 @@
 import type { EKSClient } from '@aws-sdk/client-eks';
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterAccess } from '../../ports/cluster-access.js';
 import type { Clock } from '../../ports/clock.js';
 import {
   ClusterUnavailableError,
@@ -16,26 +17,6 @@ import {
 import { eksConnection } from './eks-connection.js';
 import type { AwsCredentialsProvider } from './eks-token.js';
 import { KubeClusterGateway, type KubeClusterGatewayOptions } from './kube-cluster-gateway.js';
-import type { KubeconfigSecret } from './kubeconfig-source.js';
-
-/**
- * Where runner-medic looks in one cluster: the runner namespaces it lists and reads (namespaced
- * RBAC). Without them it lists runners across all namespaces, which needs cluster-wide read.
- */
-interface ClusterScope {
-  namespaces?: string[];
-}
-
-/** How runner-medic reaches one cluster, and where it looks there. */
-export type ClusterAccess = ClusterScope &
-  /** A kubeconfig document given directly (local runs, tests). */
-  (
-    | { kind: 'kubeconfig'; kubeconfig: string; context?: string }
-    /** A kubeconfig document kept in SSM (SecureString) or Secrets Manager. */
-    | { kind: 'kubeconfig-secret'; secret: KubeconfigSecret; context?: string }
-    /** EKS IAM auth: endpoint and CA from DescribeCluster, token from presigned STS. */
-    | { kind: 'eks'; region: string; eksClusterName?: string; stsHostname?: string }
-  );
 
 export interface ClusterConnectionsOptions {
   /** Keyed by the `clusterName` events carry. */
@@ -151,7 +132,6 @@ export function connectionFor(
         credentials: eks.credentials,
         clock: options.clock,
         describeCacheSeconds: options.describeCacheSeconds ?? 3600,
-        stsHostname: access.stsHostname,
       });
     }
   }

@@ -15,7 +15,6 @@ export interface EksConnectionOptions {
   clock: Clock;
   /** How long the endpoint and CA are cached. */
   describeCacheSeconds: number;
-  stsHostname?: string;
 }
 
 /** EKS IAM auth: endpoint and CA from DescribeCluster (cached), a presigned token (cached). */
@@ -26,7 +25,6 @@ export function eksConnection(options: EksConnectionOptions): ClusterConnection 
     region: options.region,
     credentials: options.credentials,
     clock,
-    hostname: options.stsHostname,
   });
   let client: EKSClient | undefined;
   let endpoint: { value: Promise<EksEndpoint>; until: number } | undefined;

@@ -36,8 +36,6 @@ export interface PresignEksTokenInput {
   credentials: AwsCredentials;
   /** Epoch ms used as the signing time. */
   now: number;
-  /** Defaults to the regional STS endpoint. */
-  hostname?: string;
 }
 
 /**
@@ -45,7 +43,7 @@ export interface PresignEksTokenInput {
  * header (the cluster name), as aws-iam-authenticator checks it.
  */
 export async function presignEksToken(input: PresignEksTokenInput): Promise<EksToken> {
-  const hostname = input.hostname ?? stsHostname(input.region);
+  const hostname = stsHostname(input.region);
   const signer = new SignatureV4({
     credentials: input.credentials,
     region: input.region,
@@ -90,7 +88,6 @@ export interface EksTokenSourceOptions {
   clock: Clock;
   /** Renew this long before expiry (default 1 min, so a token is used for at most 14 min). */
   renewBeforeMs?: number;
-  hostname?: string;
 }
 
 /** Hands out a cached EKS token, presigning a new one when the cached one is about to expire. */
@@ -126,7 +123,6 @@ export class EksTokenSource {
       region: this.options.region,
       credentials,
       now,
-      hostname: this.options.hostname,
     });
   }
 }

@@ -1,11 +1,8 @@
 import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeconfigSecret } from '../../ports/cluster-access.js';
 import type { Clock } from '../../ports/clock.js';
-import { createSecretReader, type SecretClients } from '../secrets/secret-reader.js';
 import { RunnerMedicError } from '../../ports/errors.js';
-
-/** Where a kubeconfig document is kept in AWS. */
-export type KubeconfigSecret =
-  { kind: 'ssm'; name: string } | { kind: 'secrets-manager'; id: string };
+import { createSecretReader, type SecretClients } from '../secrets/secret-reader.js';
 
 /**
  * Reads a kubeconfig document from SSM (SecureString) or Secrets Manager, cached per container
