@@ -7,8 +7,8 @@ export type RuleId = `rule-${number}-${string}`;
 
 /**
  * Compatibility only: two integration tests still read rule 3's id from here. The ids are
- * defined by the rules themselves (`RULES` in decide/rules/index.ts); delete this once those
- * tests import it from there (a re-export here would tie the model to the rules).
+ * defined by the rules themselves (`rerunKilledJob.id` in decide/rules/rerun-killed-job.ts);
+ * delete this once those tests read it there (a re-export here would tie the model to the rules).
  */
 export const RULES = { rerunKilledJob: 'rule-3-rerun-killed-job' } as const;
 
@@ -19,7 +19,7 @@ export const RULES = { rerunKilledJob: 'rule-3-rerun-killed-job' } as const;
 export type ActionOutcome =
   'claimed' | 'succeeded' | 'retry-later' | 'gave-up' | 'failed' | 'dry-run' | 'unknown';
 
-export interface KubeObjectRef {
+interface KubeObjectRef {
   cluster: string;
   namespace: string;
   name: string;

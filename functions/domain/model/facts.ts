@@ -49,7 +49,7 @@ export interface RunnerOnNode {
 }
 
 /** A full listing of EphemeralRunners in a namespace was taken at `at`. */
-export interface Listing {
+interface Listing {
   cluster: string;
   namespace: string;
   at: number;

@@ -43,11 +43,6 @@ export type RuleName = ListedRule['name'];
 /** Every rule's effective settings, by name: the policy's `rules`. */
 export type Rules = { [R in ListedRule as R['name']]: R['defaults'] };
 
-/** Each rule's id by its name: `RULES.rerunKilledJob` is `rule-3-rerun-killed-job`. */
-export const RULES = Object.fromEntries(RULE_LIST.map((r) => [r.name, r.id])) as {
-  [R in ListedRule as R['name']]: R['id'];
-};
-
 /** Any listed rule, its settings widened to any rule's (a rule's budget reads only its own). */
 export type AnyRule = Rule<RuleName, Rules[RuleName]>;
 
