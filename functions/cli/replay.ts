@@ -7,16 +7,17 @@
 
 import { MUTATING_KINDS } from '../domain/model/action.js';
 import type { AuditRecord } from '../ports/facts-store.js';
+import { RunnerMedicError } from '../ports/errors.js';
 
 export type { AuditRecord };
 
-export interface LossToAction {
+interface LossToAction {
   count: number;
   medianSeconds: number;
   maxSeconds: number;
 }
 
-export interface RuleFigures {
+interface RuleFigures {
   rule: string;
   /** Actions taken (not in dry run) that succeeded, by kind. */
   did: Record<string, number>;
@@ -81,48 +82,80 @@ function median(values: number[]): number {
 
 const round = (seconds: number) => Math.round(seconds * 10) / 10;
 
+/** What is gathered of one rule's records before its figures are counted. */
+interface RuleTally {
+  figures: RuleFigures;
+  jobs: Set<string>;
+  runners: Set<string>;
+  delays: number[];
+  held: Map<string, number>;
+}
+
+const emptyTally = (rule: string): RuleTally => ({
+  figures: {
+    rule,
+    did: {},
+    wouldHave: {},
+    failed: 0,
+    held: [],
+    jobs: 0,
+    runners: 0,
+    lossToAction: null,
+  },
+  jobs: new Set(),
+  runners: new Set(),
+  delays: [],
+  held: new Map(),
+});
+
+const UNCLEAR = new Set(['failed', 'unknown', 'retry-later']);
+
+/** Adds one Remediation audit event to its rule's tally. */
+function tally(e: RuleTally, at: number, detail: Record<string, unknown>): void {
+  const kind = text(detail['action']) ?? 'unknown';
+  const outcome = text(detail['outcome']);
+  if (outcome === 'gave-up' && detail['gaveUp'] !== undefined) {
+    const why = text(detail['reason']) ?? 'held';
+    e.held.set(why, (e.held.get(why) ?? 0) + 1);
+    return;
+  }
+  if (outcome === 'dry-run') e.figures.wouldHave[kind] = (e.figures.wouldHave[kind] ?? 0) + 1;
+  else if (outcome === 'succeeded') e.figures.did[kind] = (e.figures.did[kind] ?? 0) + 1;
+  else if (outcome !== null && UNCLEAR.has(outcome)) e.figures.failed++;
+  if (outcome !== 'dry-run' && outcome !== 'succeeded') return;
+  for (const job of jobsOf(detail)) e.jobs.add(job);
+  const runner = text(detail['runner']);
+  if (runner) e.runners.add(`${text(detail['cluster']) ?? ''}/${runner}`);
+  const lostAt = text(detail['lostAt']);
+  if (MUTATING.has(kind) && lostAt !== null && Number.isFinite(Date.parse(lostAt)))
+    e.delays.push((at - Date.parse(lostAt)) / 1000);
+}
+
+const figuresOf = (e: RuleTally): RuleFigures => ({
+  ...e.figures,
+  jobs: e.jobs.size,
+  runners: e.runners.size,
+  held: [...e.held].map(([why, count]) => ({ why, count })),
+  lossToAction:
+    e.delays.length === 0
+      ? null
+      : {
+          count: e.delays.length,
+          medianSeconds: round(median(e.delays)),
+          maxSeconds: round(Math.max(...e.delays)),
+        },
+});
+
 /** The figures per rule over the records published in [since, until]. Pure. */
 export function replayReport(
   records: readonly AuditRecord[],
   since: number,
   until: number,
 ): ReplayReport {
-  const inWindow = records.filter((r) => r.at >= since && r.at <= until);
-  const byRule = new Map<
-    string,
-    {
-      figures: RuleFigures;
-      jobs: Set<string>;
-      runners: Set<string>;
-      delays: number[];
-      held: Map<string, number>;
-    }
-  >();
-  const entry = (rule: string) => {
-    let e = byRule.get(rule);
-    if (!e) {
-      e = {
-        figures: {
-          rule,
-          did: {},
-          wouldHave: {},
-          failed: 0,
-          held: [],
-          jobs: 0,
-          runners: 0,
-          lossToAction: null,
-        },
-        jobs: new Set(),
-        runners: new Set(),
-        delays: [],
-        held: new Map(),
-      };
-      byRule.set(rule, e);
-    }
-    return e;
-  };
+  const byRule = new Map<string, RuleTally>();
   const breakerHeld = new Set<string>();
-  for (const { at, detailType, detail } of inWindow) {
+  for (const { at, detailType, detail } of records) {
+    if (at < since || at > until) continue;
     if (detailType === 'BreakerHolding') {
       for (const s of Array.isArray(detail['held']) ? detail['held'] : [])
         breakerHeld.add(String(s));
@@ -130,43 +163,11 @@ export function replayReport(
     }
     if (detailType !== 'Remediation') continue;
     const rule = text(detail['rule']) ?? 'unknown';
-    const kind = text(detail['action']) ?? 'unknown';
-    const outcome = text(detail['outcome']);
-    const e = entry(rule);
-    if (outcome === 'gave-up' && detail['gaveUp'] !== undefined) {
-      const why = text(detail['reason']) ?? 'held';
-      e.held.set(why, (e.held.get(why) ?? 0) + 1);
-      continue;
-    }
-    if (outcome === 'dry-run') e.figures.wouldHave[kind] = (e.figures.wouldHave[kind] ?? 0) + 1;
-    else if (outcome === 'succeeded') e.figures.did[kind] = (e.figures.did[kind] ?? 0) + 1;
-    else if (outcome === 'failed' || outcome === 'unknown' || outcome === 'retry-later')
-      e.figures.failed++;
-    else continue;
-    if (outcome === 'failed' || outcome === 'unknown' || outcome === 'retry-later') continue;
-    for (const job of jobsOf(detail)) e.jobs.add(job);
-    const runner = text(detail['runner']);
-    if (runner) e.runners.add(`${text(detail['cluster']) ?? ''}/${runner}`);
-    const lostAt = text(detail['lostAt']);
-    if (MUTATING.has(kind) && lostAt !== null && Number.isFinite(Date.parse(lostAt)))
-      e.delays.push((at - Date.parse(lostAt)) / 1000);
+    const e = byRule.get(rule) ?? emptyTally(rule);
+    byRule.set(rule, e);
+    tally(e, at, detail);
   }
-  const rules = [...byRule.values()]
-    .map((e) => ({
-      ...e.figures,
-      jobs: e.jobs.size,
-      runners: e.runners.size,
-      held: [...e.held].map(([why, count]) => ({ why, count })),
-      lossToAction:
-        e.delays.length === 0
-          ? null
-          : {
-              count: e.delays.length,
-              medianSeconds: round(median(e.delays)),
-              maxSeconds: round(Math.max(...e.delays)),
-            },
-    }))
-    .sort((a, b) => a.rule.localeCompare(b.rule));
+  const rules = [...byRule.values()].map(figuresOf).sort((a, b) => a.rule.localeCompare(b.rule));
   return {
     since: new Date(since).toISOString(),
     until: new Date(until).toISOString(),
@@ -219,7 +220,8 @@ export function parseAuditRecords(content: string): AuditRecord[] {
       typeof v['at'] === 'number'
         ? v['at']
         : Date.parse(text(v['time']) ?? text(detail['at']) ?? '');
-    if (!Number.isFinite(when)) throw new Error(`audit record ${i + 1}: no time`);
+    if (!Number.isFinite(when))
+      throw new RunnerMedicError('bad-response', `audit record ${i + 1}: no time`);
     return { at: when, detailType, detail };
   });
 }

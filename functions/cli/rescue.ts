@@ -43,7 +43,7 @@ export function parseRescueTarget(text: string): RescueTarget | string {
   return `not a job URL (…/actions/runs/<run>/job/<job>), a run URL (…/actions/runs/<run>) or cluster/namespace/runner: ${text}`;
 }
 
-export interface PlannedAction {
+interface PlannedAction {
   key: string;
   kind: ActionKind;
   rule: string;
@@ -51,7 +51,7 @@ export interface PlannedAction {
   dryRun: boolean;
 }
 
-export interface HeldBack {
+interface HeldBack {
   kind: ActionKind;
   rule: string;
   why: string;
@@ -253,17 +253,15 @@ async function learn(
 
 /** The subject cannot be rescued as named (not found, not configured). */
 export class RescueError extends RunnerMedicError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('refused', message, options);
-    this.name = 'RescueError';
+  constructor(message: string) {
+    super('refused', message);
   }
 }
 
 /** A cluster the subject lives in could not be read. */
 export class RescueUnreachable extends RunnerMedicError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('unavailable', message, options);
-    this.name = 'RescueUnreachable';
+  constructor(message: string) {
+    super('unavailable', message);
   }
 }
 

@@ -143,7 +143,7 @@ export function ingressFromEnvironment(
   };
 }
 
-export interface EngineSetup {
+interface EngineSetup {
   deps: Omit<EngineDeps, 'log' | 'metrics'>;
   /** The cluster name for events that carry none (Fluent Bit via CloudWatch Logs). */
   defaultCluster?: string;

@@ -2,8 +2,8 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 
 /** The service name and metrics namespace when the environment names none (local runs, tests). */
-export const SERVICE_NAME = 'runner-medic';
-export const METRICS_NAMESPACE = 'RunnerMedic';
+const SERVICE_NAME = 'runner-medic';
+const METRICS_NAMESPACE = 'RunnerMedic';
 
 type Env = Record<string, string | undefined>;
 
@@ -12,8 +12,8 @@ type Env = Record<string, string | undefined>;
  * `service` dimension of every metric, which the stage's alarms and dashboard filter on, so two
  * stages in one account never share an alarm.
  */
-export const serviceNameOf = (env: Env): string => env.POWERTOOLS_SERVICE_NAME || SERVICE_NAME;
-export const metricsNamespaceOf = (env: Env): string =>
+const serviceNameOf = (env: Env): string => env.POWERTOOLS_SERVICE_NAME || SERVICE_NAME;
+const metricsNamespaceOf = (env: Env): string =>
   env.POWERTOOLS_METRICS_NAMESPACE || METRICS_NAMESPACE;
 
 export function createLogger(functionName: string, env: Env = process.env): Logger {

@@ -20,9 +20,9 @@ export class ConfigError extends RunnerMedicError {
 }
 
 /** How long a delivery's record is kept: past GitHub's redelivery window (7 days) and a day more. */
-export const DELIVERY_TTL_SECONDS = 8 * 24 * 3600;
+const DELIVERY_TTL_SECONDS = 8 * 24 * 3600;
 /** The largest webhook body accepted; GitHub caps payloads at 25 MB, its events run far smaller. */
-export const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_BODY_BYTES = 1024 * 1024;
 /** A Lambda Function URL's request limit: no larger body can arrive at all. */
 const LAMBDA_REQUEST_LIMIT = 6 * 1024 * 1024;
 const SECRET_CACHE_SECONDS = 300;

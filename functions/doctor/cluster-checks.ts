@@ -18,16 +18,17 @@ import {
   checkRunnerPodTemplate,
   runnerPodTemplateOf,
 } from './pod-template-checks.js';
+import { RunnerMedicError } from '../ports/errors.js';
 
 const SCALE_SET_LABEL = 'actions.github.com/scale-set-name';
 const VERSION_LABEL = 'app.kubernetes.io/version';
 /** An EphemeralRunner older than this has had time to get its pod (ARC creates it at once). */
-export const POD_EXPECTED_AFTER_MS = 2 * 60_000;
+const POD_EXPECTED_AFTER_MS = 2 * 60_000;
 /** No call to a cluster waits longer than this: an unreachable endpoint must not hang the doctor. */
 const CALL_TIMEOUT_MS = 10_000;
 
 /** The parts of an EphemeralRunner the doctor reads. */
-export interface EphemeralRunnerObject {
+interface EphemeralRunnerObject {
   kind?: string;
   metadata: {
     name: string;
@@ -53,7 +54,13 @@ function withTimeout<T>(call: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new Error(`${what}: no answer within ${CALL_TIMEOUT_MS / 1000} s`)),
+      () =>
+        reject(
+          new RunnerMedicError(
+            'unavailable',
+            `${what}: no answer within ${CALL_TIMEOUT_MS / 1000} s`,
+          ),
+        ),
       CALL_TIMEOUT_MS,
     );
   });
@@ -277,73 +284,81 @@ export function checkClusterSnapshot(
   now: number,
 ): CheckResult[] {
   const prefix = `cluster.${cluster}`;
-  const checks: CheckResult[] = [];
-  const { runners, pods, nodes } = snapshot;
+  return [
+    checkArcVersion(prefix, snapshot.runners),
+    checkFailedRunners(prefix, snapshot.runners),
+    checkPodsOnUnreadyNodes(prefix, snapshot),
+    checkRunnersWithoutPod(prefix, snapshot, now),
+    ...checkPodTemplates(prefix, snapshot),
+  ];
+}
 
+function checkArcVersion(prefix: string, runners: EphemeralRunnerObject[]): CheckResult {
   const versions = [
     ...new Set(
       runners.map((er) => er.metadata.labels?.[VERSION_LABEL]).filter((v) => v !== undefined),
     ),
   ].sort(compareVersions);
   const oldest = versions[0];
-  if (!oldest) {
-    checks.push(
-      failed(
-        `${prefix}.arc-version`,
-        `Cannot tell ARC's version: no EphemeralRunner carries the ${VERSION_LABEL} label ARC sets (there may be no runner right now).`,
-        'Run the doctor again while a scale set has runners.',
-      ),
+  if (!oldest)
+    return failed(
+      `${prefix}.arc-version`,
+      `Cannot tell ARC's version: no EphemeralRunner carries the ${VERSION_LABEL} label ARC sets (there may be no runner right now).`,
+      'Run the doctor again while a scale set has runners.',
     );
-  } else if (compareVersions(oldest, ARC_FIRST_FIXED) < 0) {
-    checks.push(
-      finding(
-        `${prefix}.arc-version`,
-        `ARC ${listed(versions)}: before ${ARC_FIRST_FIXED} ARC re-creates a failed runner pod with the same registration, and after 5 failures leaves the EphemeralRunner Failed for ever, still counted against maxRunners.`,
-        'Upgrade gha-runner-scale-set-controller and the scale sets to the current ARC (0.15).',
-      ),
+  if (compareVersions(oldest, ARC_FIRST_FIXED) < 0)
+    return finding(
+      `${prefix}.arc-version`,
+      `ARC ${listed(versions)}: before ${ARC_FIRST_FIXED} ARC re-creates a failed runner pod with the same registration, and after 5 failures leaves the EphemeralRunner Failed for ever, still counted against maxRunners.`,
+      'Upgrade gha-runner-scale-set-controller and the scale sets to the current ARC (0.15).',
     );
-  } else {
-    checks.push(
-      ok(
-        `${prefix}.arc-version`,
-        `ARC ${listed(versions)} (from the runners' ${VERSION_LABEL} label).`,
-      ),
-    );
-  }
-
-  const failedErs = runners.filter((er) => er.status?.phase === 'Failed');
-  checks.push(
-    failedErs.length > 0
-      ? finding(
-          `${prefix}.failed-runners`,
-          `${failedErs.length} EphemeralRunners are stuck Failed: ${listed(
-            failedErs.map((er) => `${erRef(er)} (${er.status?.reason ?? 'no reason'})`),
-          )}. ARC does not clean them, and each still counts against the scale set's maxRunners.`,
-          'Find the cause in the reason (InvalidPod: an admission webhook refused the pod; TooManyPodFailures), fix it, then delete the Failed EphemeralRunners.',
-        )
-      : ok(`${prefix}.failed-runners`, 'No EphemeralRunner is stuck Failed.'),
+  return ok(
+    `${prefix}.arc-version`,
+    `ARC ${listed(versions)} (from the runners' ${VERSION_LABEL} label).`,
   );
+}
 
-  const nodeByName = new Map(nodes.map((n) => [n.metadata?.name ?? '', n]));
-  const onBadNodes = pods.flatMap((pod) => {
+function checkFailedRunners(prefix: string, runners: EphemeralRunnerObject[]): CheckResult {
+  const failedErs = runners.filter((er) => er.status?.phase === 'Failed');
+  return failedErs.length > 0
+    ? finding(
+        `${prefix}.failed-runners`,
+        `${failedErs.length} EphemeralRunners are stuck Failed: ${listed(
+          failedErs.map((er) => `${erRef(er)} (${er.status?.reason ?? 'no reason'})`),
+        )}. ARC does not clean them, and each still counts against the scale set's maxRunners.`,
+        'Find the cause in the reason (InvalidPod: an admission webhook refused the pod; TooManyPodFailures), fix it, then delete the Failed EphemeralRunners.',
+      )
+    : ok(`${prefix}.failed-runners`, 'No EphemeralRunner is stuck Failed.');
+}
+
+const nodesByName = (snapshot: ClusterSnapshot) =>
+  new Map(snapshot.nodes.map((n) => [n.metadata?.name ?? '', n]));
+
+function checkPodsOnUnreadyNodes(prefix: string, snapshot: ClusterSnapshot): CheckResult {
+  const nodeByName = nodesByName(snapshot);
+  const onBadNodes = snapshot.pods.flatMap((pod) => {
     const name = pod.spec?.nodeName;
     if (!name) return [];
     const node = nodeByName.get(name);
     if (!node) return [`${podRef(pod)} on ${name} (deleted)`];
     return nodeReady(node) ? [] : [`${podRef(pod)} on ${name} (NotReady)`];
   });
-  checks.push(
-    onBadNodes.length > 0
-      ? finding(
-          `${prefix}.pods-on-unready-nodes`,
-          `${onBadNodes.length} runner pods are on NotReady or deleted nodes: ${listed(onBadNodes)}. Their jobs are lost or about to be, and the pods hold runner slots until they are cleaned.`,
-          'runner-medic frees such slots and re-runs the jobs when the policy allows; check the nodes (kubectl describe node) and the freePoisonedSlot rule.',
-        )
-      : ok(`${prefix}.pods-on-unready-nodes`, 'No runner pod is on a NotReady or deleted node.'),
-  );
+  return onBadNodes.length > 0
+    ? finding(
+        `${prefix}.pods-on-unready-nodes`,
+        `${onBadNodes.length} runner pods are on NotReady or deleted nodes: ${listed(onBadNodes)}. Their jobs are lost or about to be, and the pods hold runner slots until they are cleaned.`,
+        'runner-medic frees such slots and re-runs the jobs when the policy allows; check the nodes (kubectl describe node) and the freePoisonedSlot rule.',
+      )
+    : ok(`${prefix}.pods-on-unready-nodes`, 'No runner pod is on a NotReady or deleted node.');
+}
 
-  const podNames = new Set(pods.map(podRef));
-  const withoutPod = runners.filter((er) => {
+function checkRunnersWithoutPod(
+  prefix: string,
+  snapshot: ClusterSnapshot,
+  now: number,
+): CheckResult {
+  const podNames = new Set(snapshot.pods.map(podRef));
+  const withoutPod = snapshot.runners.filter((er) => {
     const created = time(er.metadata.creationTimestamp);
     const phase = er.status?.phase;
     return (
@@ -355,19 +370,19 @@ export function checkClusterSnapshot(
       !podNames.has(erRef(er))
     );
   });
-  checks.push(
-    withoutPod.length > 0
-      ? finding(
-          `${prefix}.runners-without-pod`,
-          `${withoutPod.length} EphemeralRunners have had no pod for more than ${POD_EXPECTED_AFTER_MS / 60_000} minutes: ${listed(withoutPod.map(erRef))}. Each holds a registration and a slot of the scale set, and a job assigned to it waits.`,
-          'Check the ARC controller’s logs for these runners; runner-medic’s freePoisonedSlot rule deletes them when the policy allows.',
-        )
-      : ok(`${prefix}.runners-without-pod`, 'Every EphemeralRunner has its pod.'),
-  );
+  return withoutPod.length > 0
+    ? finding(
+        `${prefix}.runners-without-pod`,
+        `${withoutPod.length} EphemeralRunners have had no pod for more than ${POD_EXPECTED_AFTER_MS / 60_000} minutes: ${listed(withoutPod.map(erRef))}. Each holds a registration and a slot of the scale set, and a job assigned to it waits.`,
+        'Check the ARC controller’s logs for these runners; runner-medic’s freePoisonedSlot rule deletes them when the policy allows.',
+      )
+    : ok(`${prefix}.runners-without-pod`, 'Every EphemeralRunner has its pod.');
+}
 
-  // Pod templates, once per scale set (ERs embed their scale set's template).
+/** Pod templates, once per scale set (ERs embed their scale set's template). */
+function checkPodTemplates(prefix: string, snapshot: ClusterSnapshot): CheckResult[] {
   const templateBySet = new Map<string, EphemeralRunnerObject>();
-  for (const er of runners)
+  for (const er of snapshot.runners)
     if (!templateBySet.has(scaleSetOf(er))) templateBySet.set(scaleSetOf(er), er);
   const perSet = [...templateBySet.entries()].flatMap(([set, er]) => {
     const template = runnerPodTemplateOf(er);
@@ -381,7 +396,8 @@ export function checkClusterSnapshot(
     }));
   });
   // Karpenter protection, per running pod: only the pod's node says whether Karpenter manages it.
-  const perPod = pods.flatMap((pod) => {
+  const nodeByName = nodesByName(snapshot);
+  const perPod = snapshot.pods.flatMap((pod) => {
     const template = runnerPodTemplateOf(pod);
     const node = nodeByName.get(pod.spec?.nodeName ?? '');
     if (!template || !node) return [];
@@ -391,22 +407,15 @@ export function checkClusterSnapshot(
     );
     return result ? [{ subject: `pod ${podRef(pod)}`, result }] : [];
   });
-  for (const checkId of POD_TEMPLATE_CHECK_IDS) {
-    const results =
-      checkId === 'karpenter-do-not-disrupt'
-        ? perPod
-        : perSet.filter((r) => r.result.id === (checkId as PodTemplateCheckId));
-    checks.push(
-      mergeTemplateResults(
-        `${prefix}.${checkId}`,
-        results,
-        checkId === 'karpenter-do-not-disrupt'
-          ? 'No runner pod is running now.'
-          : 'No EphemeralRunner to read a scale set’s pod template from.',
-      ),
-    );
-  }
-  return checks;
+  return POD_TEMPLATE_CHECK_IDS.map((checkId) =>
+    checkId === 'karpenter-do-not-disrupt'
+      ? mergeTemplateResults(`${prefix}.${checkId}`, perPod, 'No runner pod is running now.')
+      : mergeTemplateResults(
+          `${prefix}.${checkId}`,
+          perSet.filter((r) => r.result.id === (checkId as PodTemplateCheckId)),
+          'No EphemeralRunner to read a scale set’s pod template from.',
+        ),
+  );
 }
 
 /** The scale sets a snapshot shows (lower-cased, as GitHub matches runs-on labels). */

@@ -16,7 +16,7 @@ export interface CheckResult extends DoctorCheck {
   unreachable?: true;
 }
 
-export const NOTHING_TO_DO = 'Nothing to do.';
+const NOTHING_TO_DO = 'Nothing to do.';
 
 export const ok = (id: string, why: string): CheckResult => ({
   id,

@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { DynamoClusterSightings } from '../adapters/store/cluster-sightings.js';
 import { createDocumentClient } from '../config/compose.js';
-import { startEmbeddedDynamo } from '../local/embedded-dynamo.js';
+import { startEmbeddedDynamo, type EmbeddedDynamo } from '../local/embedded-dynamo.js';
 import { SimClock } from '../../sim/clock.js';
 import { GitHubSim } from '../../sim/github/github-sim.js';
 import {
@@ -18,6 +18,7 @@ import {
 } from '../../sim/github/rest/installation-permissions.js';
 import { SimCluster } from '../../sim/kube/cluster.js';
 import type { Pod } from '../../sim/kube/types.js';
+import { RunnerMedicError } from '../ports/errors.js';
 
 export interface DoctorSandbox {
   /** The functions' environment pointing at the twins. */
@@ -30,9 +31,10 @@ export interface DoctorSandbox {
   stop(): Promise<void>;
 }
 
-export const SANDBOX_CLUSTER = 'sandbox';
-export const SANDBOX_NAMESPACE = 'arc-runners';
+const SANDBOX_CLUSTER = 'sandbox';
+const SANDBOX_NAMESPACE = 'arc-runners';
 const OWNER = 'acme';
+const GITHUB_CONFIG_URL = `https://github.com/${OWNER}`;
 const REPO = 'acme/app';
 const WEBHOOK_SECRET = 'runner-medic-sandbox-secret';
 const SCALE_SET_LABEL = 'actions.github.com/scale-set-name';
@@ -51,7 +53,8 @@ async function startReceiver(): Promise<{ url: string; server: Server }> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('receiver has no port');
+  if (address === null || typeof address === 'string')
+    throw new RunnerMedicError('bug', 'receiver has no port');
   return { url: `http://127.0.0.1:${address.port}/webhook`, server };
 }
 
@@ -61,117 +64,14 @@ export async function startDoctorSandbox(
   const { findings } = options;
   const clock = new SimClock();
   const receiver = findings ? undefined : await startReceiver();
-  const github = new GitHubSim({
-    clock,
-    seed: 11,
-    // Seeded: every delivery is lost on the way ("failed to connect").
-    webhook: { url: receiver?.url ?? 'http://127.0.0.1:9/webhook', secret: WEBHOOK_SECRET },
-    knobs: findings ? { drop: 1 } : {},
-  });
-  github.createOrg(OWNER);
-  github.createRepo(REPO);
-  github.createInstallation(OWNER);
-  // Seeded: the organisation never accepted the App's later ask for `checks: write`.
-  if (findings)
-    setInstallationPermissions(github.app, OWNER, { ...APP_PERMISSIONS, checks: 'read' });
-  github.defineWorkflow(REPO, {
-    name: 'ci',
-    jobs: [
-      { name: 'build', runsOn: 'arc-linux', durationMs: 60 * 60_000 },
-      ...(findings ? [{ name: 'gpu-test', runsOn: 'arc-gpu', durationMs: 60_000 }] : []),
-    ],
-  });
-  await github.start();
-
-  const cluster = new SimCluster({
-    name: SANDBOX_CLUSTER,
-    arcVersion: '0.15',
-    rbac: true,
-    seed: 11,
-    clock,
-    actionsService: github.actions,
-  });
-  for (const name of ['node-a', 'node-b']) cluster.addNode({ name });
-  cluster.createNamespace(SANDBOX_NAMESPACE);
-  cluster.applyManifestFile(rbacFile('cluster.yaml'));
-  const namespaced = readFileSync(rbacFile('runner-namespace.yaml'), 'utf8');
-  // Seeded: the Role lacks `patch` on ephemeralrunners (the stuck-finalizer removal).
-  const role = findings
-    ? namespaced.replace('verbs: [get, list, delete, patch]', 'verbs: [get, list, delete]')
-    : namespaced;
-  cluster.applyManifest(role, { namespaces: [SANDBOX_NAMESPACE] });
-
-  const githubConfigUrl = `https://github.com/${OWNER}`;
-  if (findings) {
-    // Seeded: the plain template (no graceful stop, default grace period, no do-not-disrupt) ...
-    cluster.addScaleSet({
-      name: 'arc-linux',
-      namespace: SANDBOX_NAMESPACE,
-      minRunners: 2,
-      maxRunners: 3,
-      githubConfigUrl,
-    });
-    // ... and a scale set whose pods an admission webhook refuses: EphemeralRunners go Failed.
-    cluster.addScaleSet({
-      name: 'arc-gpu',
-      namespace: SANDBOX_NAMESPACE,
-      minRunners: 0,
-      maxRunners: 1,
-      githubConfigUrl,
-      podAnnotations: { 'karpenter.sh/do-not-disrupt': 'true' },
-    });
-    cluster.faults.denyPodCreation(
-      (pod: Pod) => pod.metadata.labels?.[SCALE_SET_LABEL] === 'arc-gpu',
-    );
-  } else {
-    cluster.addScaleSet({
-      name: 'arc-linux',
-      namespace: SANDBOX_NAMESPACE,
-      minRunners: 1,
-      maxRunners: 3,
-      githubConfigUrl,
-      podAnnotations: { 'karpenter.sh/do-not-disrupt': 'true' },
-      onSigterm: 'graceful-stop',
-      gracefulStopTimeoutSeconds: 900,
-      terminationGracePeriodSeconds: 960,
-    });
-  }
-  await cluster.start();
+  const github = await startGithub(clock, findings, receiver?.url);
+  const cluster = await startCluster(clock, github, findings);
 
   github.triggerRun(REPO, 'ci');
   await clock.advance(SETTLE_MS);
-
-  if (findings) {
-    const runnerPods = cluster.api
-      .all<Pod>('pods', SANDBOX_NAMESPACE)
-      .filter((p) => p.metadata.labels?.[SCALE_SET_LABEL] === 'arc-linux' && p.spec?.nodeName);
-    const [lost, gone] = runnerPods;
-    if (!lost || !gone) throw new Error('the sandbox expected two arc-linux runner pods');
-    // Seeded: a node stops reporting (NotReady after the node-monitor grace period).
-    cluster.faults.nodeNotReady(lost.spec?.nodeName as string);
-    await clock.advance(60_000);
-    // Seeded: a runner pod disappears; the doctor looks before ARC re-creates it.
-    cluster.api.delete('scenario', 'pods', SANDBOX_NAMESPACE, gone.metadata.name as string, {
-      gracePeriodSeconds: 0,
-    });
-    // Seeded: a registration of arc-linux that no EphemeralRunner holds.
-    const scaleSetId = github.actions.registerScaleSet({ owner: OWNER, name: 'arc-linux' });
-    github.actions.registerRunner(scaleSetId, 'arc-linux-abandoned-runner');
-  }
-
-  // The store the functions would write, with what the engine notes of exporter events.
+  if (findings) await breakRunners(cluster, github, clock);
   const dynamo = await startEmbeddedDynamo('runner-medic-sandbox');
-  const sightings = new DynamoClusterSightings(
-    createDocumentClient(dynamo.clientConfig),
-    dynamo.tableName,
-  );
-  const now = clock.now();
-  if (findings) {
-    // Seeded: an exporter that sends a cluster name not in CLUSTERS ...
-    await sightings.noteEvent('old-staging', false, now - 10 * 60_000, now);
-    // ... and the sandbox cluster's own exporter, silent for three hours.
-    await sightings.noteEvent(SANDBOX_CLUSTER, true, now - 3 * 3600_000, now);
-  } else await sightings.noteEvent(SANDBOX_CLUSTER, true, now - 60_000, now);
+  await noteExporterEvents(dynamo, clock.now(), findings);
 
   const env: Record<string, string> = {
     TABLE_NAME: dynamo.tableName,
@@ -205,4 +105,131 @@ export async function startDoctorSandbox(
       if (receiver) await new Promise<void>((resolve) => receiver.server.close(() => resolve()));
     },
   };
+}
+
+/** The GitHub twin with the App installed on one organisation and a workflow to run. */
+async function startGithub(
+  clock: SimClock,
+  findings: boolean,
+  receiverUrl: string | undefined,
+): Promise<GitHubSim> {
+  const github = new GitHubSim({
+    clock,
+    seed: 11,
+    // Seeded: every delivery is lost on the way ("failed to connect").
+    webhook: { url: receiverUrl ?? 'http://127.0.0.1:9/webhook', secret: WEBHOOK_SECRET },
+    knobs: findings ? { drop: 1 } : {},
+  });
+  github.createOrg(OWNER);
+  github.createRepo(REPO);
+  github.createInstallation(OWNER);
+  // Seeded: the organisation never accepted the App's later ask for `checks: write`.
+  if (findings)
+    setInstallationPermissions(github.app, OWNER, { ...APP_PERMISSIONS, checks: 'read' });
+  github.defineWorkflow(REPO, {
+    name: 'ci',
+    jobs: [
+      { name: 'build', runsOn: 'arc-linux', durationMs: 60 * 60_000 },
+      ...(findings ? [{ name: 'gpu-test', runsOn: 'arc-gpu', durationMs: 60_000 }] : []),
+    ],
+  });
+  await github.start();
+  return github;
+}
+
+/** One cluster running ARC 0.15 under the shipped RBAC, with its scale sets. */
+async function startCluster(
+  clock: SimClock,
+  github: GitHubSim,
+  findings: boolean,
+): Promise<SimCluster> {
+  const cluster = new SimCluster({
+    name: SANDBOX_CLUSTER,
+    arcVersion: '0.15',
+    rbac: true,
+    seed: 11,
+    clock,
+    actionsService: github.actions,
+  });
+  for (const name of ['node-a', 'node-b']) cluster.addNode({ name });
+  cluster.createNamespace(SANDBOX_NAMESPACE);
+  cluster.applyManifestFile(rbacFile('cluster.yaml'));
+  const namespaced = readFileSync(rbacFile('runner-namespace.yaml'), 'utf8');
+  // Seeded: the Role lacks `patch` on ephemeralrunners (the stuck-finalizer removal).
+  const role = findings
+    ? namespaced.replace('verbs: [get, list, delete, patch]', 'verbs: [get, list, delete]')
+    : namespaced;
+  cluster.applyManifest(role, { namespaces: [SANDBOX_NAMESPACE] });
+  if (findings) addSeededScaleSets(cluster);
+  else
+    cluster.addScaleSet({
+      name: 'arc-linux',
+      namespace: SANDBOX_NAMESPACE,
+      minRunners: 1,
+      maxRunners: 3,
+      githubConfigUrl: GITHUB_CONFIG_URL,
+      podAnnotations: { 'karpenter.sh/do-not-disrupt': 'true' },
+      onSigterm: 'graceful-stop',
+      gracefulStopTimeoutSeconds: 900,
+      terminationGracePeriodSeconds: 960,
+    });
+  await cluster.start();
+  return cluster;
+}
+
+function addSeededScaleSets(cluster: SimCluster): void {
+  // Seeded: the plain template (no graceful stop, default grace period, no do-not-disrupt) ...
+  cluster.addScaleSet({
+    name: 'arc-linux',
+    namespace: SANDBOX_NAMESPACE,
+    minRunners: 2,
+    maxRunners: 3,
+    githubConfigUrl: GITHUB_CONFIG_URL,
+  });
+  // ... and a scale set whose pods an admission webhook refuses: EphemeralRunners go Failed.
+  cluster.addScaleSet({
+    name: 'arc-gpu',
+    namespace: SANDBOX_NAMESPACE,
+    minRunners: 0,
+    maxRunners: 1,
+    githubConfigUrl: GITHUB_CONFIG_URL,
+    podAnnotations: { 'karpenter.sh/do-not-disrupt': 'true' },
+  });
+  cluster.faults.denyPodCreation(
+    (pod: Pod) => pod.metadata.labels?.[SCALE_SET_LABEL] === 'arc-gpu',
+  );
+}
+
+/** Seeded: a node goes NotReady, a runner pod disappears, a registration is abandoned. */
+async function breakRunners(cluster: SimCluster, github: GitHubSim, clock: SimClock) {
+  const runnerPods = cluster.api
+    .all<Pod>('pods', SANDBOX_NAMESPACE)
+    .filter((p) => p.metadata.labels?.[SCALE_SET_LABEL] === 'arc-linux' && p.spec?.nodeName);
+  const [lost, gone] = runnerPods;
+  if (!lost || !gone)
+    throw new RunnerMedicError('bug', 'the sandbox expected two arc-linux runner pods');
+  // Seeded: a node stops reporting (NotReady after the node-monitor grace period).
+  cluster.faults.nodeNotReady(lost.spec?.nodeName as string);
+  await clock.advance(60_000);
+  // Seeded: a runner pod disappears; the doctor looks before ARC re-creates it.
+  cluster.api.delete('scenario', 'pods', SANDBOX_NAMESPACE, gone.metadata.name as string, {
+    gracePeriodSeconds: 0,
+  });
+  // Seeded: a registration of arc-linux that no EphemeralRunner holds.
+  const scaleSetId = github.actions.registerScaleSet({ owner: OWNER, name: 'arc-linux' });
+  github.actions.registerRunner(scaleSetId, 'arc-linux-abandoned-runner');
+}
+
+/** The store the functions would write, with what the engine notes of exporter events. */
+async function noteExporterEvents(dynamo: EmbeddedDynamo, now: number, findings: boolean) {
+  const sightings = new DynamoClusterSightings(
+    createDocumentClient(dynamo.clientConfig),
+    dynamo.tableName,
+  );
+  if (findings) {
+    // Seeded: an exporter that sends a cluster name not in CLUSTERS ...
+    await sightings.noteEvent('old-staging', false, now - 10 * 60_000, now);
+    // ... and the sandbox cluster's own exporter, silent for three hours.
+    await sightings.noteEvent(SANDBOX_CLUSTER, true, now - 3 * 3600_000, now);
+  } else await sightings.noteEvent(SANDBOX_CLUSTER, true, now - 60_000, now);
 }

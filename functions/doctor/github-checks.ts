@@ -16,7 +16,7 @@ export interface AppNeeds {
  * infra/github-app/manifest-org.json, or manifest-repo.json when some scale set registers its
  * runners on a repository (it adds `administration: write`).
  */
-export async function readAppNeeds(repositoryRunners: boolean): Promise<AppNeeds> {
+async function readAppNeeds(repositoryRunners: boolean): Promise<AppNeeds> {
   const manifest = `infra/github-app/manifest-${repositoryRunners ? 'repo' : 'org'}.json`;
   const manifestUrl = new URL(`../../${manifest}`, import.meta.url);
   const document = JSON.parse(await readFile(manifestUrl, 'utf8')) as {
@@ -47,7 +47,7 @@ const WITHOUT: Record<string, string> = {
 };
 
 /** "without checks: it cannot …" for the permissions named in `missing` (missingGrants' lines). */
-export function consequencesOf(missing: readonly string[]): string[] {
+function consequencesOf(missing: readonly string[]): string[] {
   const permissions = new Set(missing.map((m) => m.split(':')[0] ?? ''));
   return [...permissions]
     .filter((p) => WITHOUT[p] !== undefined)

@@ -40,7 +40,7 @@ export interface PodTemplateCheckContext {
   kubernetesVersion?: { major: number; minor: number };
 }
 
-export interface RunnerContainer {
+interface RunnerContainer {
   name: string;
   image?: string;
   command: string[];
@@ -64,15 +64,15 @@ export interface RunnerPodTemplate {
 /** The runner's start command wrapped by graceful-stop.sh (infra/kubernetes/runner). */
 const GRACEFUL_STOP = /graceful-stop/;
 /** graceful-stop.sh's own default for RUNNER_GRACEFUL_STOP_TIMEOUT. */
-export const DEFAULT_GRACEFUL_STOP_TIMEOUT_SECONDS = 15;
+const DEFAULT_GRACEFUL_STOP_TIMEOUT_SECONDS = 15;
 /** Kubernetes' default terminationGracePeriodSeconds. */
-export const KUBERNETES_DEFAULT_GRACE_SECONDS = 30;
+const KUBERNETES_DEFAULT_GRACE_SECONDS = 30;
 /**
  * Time the pod needs after the wait, while the job is cancelled: the runner interrupts each step
  * process, escalates to SIGTERM after 7.5 s and kills it 2.5 s later (actions/runner
  * src/Runner.Sdk/ProcessInvoker.cs), then uploads logs and reports the job, and the listener exits.
  */
-export const CANCEL_MARGIN_SECONDS = 30;
+const CANCEL_MARGIN_SECONDS = 30;
 const KARPENTER_NODE_LABELS = ['karpenter.sh/nodepool', 'karpenter.sh/provisioner-name'];
 const KARPENTER_LABEL_PREFIXES = ['karpenter.sh/', 'karpenter.k8s.aws/'];
 const DO_NOT_DISRUPT = 'karpenter.sh/do-not-disrupt';

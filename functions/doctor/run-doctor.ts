@@ -3,7 +3,7 @@ import type { EKSClient } from '@aws-sdk/client-eks';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { OctokitGithubGateway } from '../adapters/github/github-gateway.js';
 import { OctokitFactory } from '../adapters/github/octokit-factory.js';
-import { connectionFor, type ClusterAccess } from '../adapters/kubernetes/cluster-connections.js';
+import { connectionFor } from '../adapters/kubernetes/cluster-connections.js';
 import type { AwsCredentialsProvider } from '../adapters/kubernetes/eks-token.js';
 import type { SecretClients } from '../adapters/secrets/secret-reader.js';
 import { DynamoClusterSightings } from '../adapters/store/cluster-sightings.js';
@@ -42,7 +42,6 @@ export interface DoctorOptions {
 /** Runs every check, in the order of docs/doctor.md: configuration, GitHub, each cluster, events. */
 export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> {
   const now = options.clock.now();
-  const queuedMinutes = options.queuedMinutes ?? 15;
   const { checks, configuration } = await checkConfiguration(
     options.env,
     options.secretClients,
@@ -51,11 +50,75 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
   const { settings, app } = configuration;
 
   // Clusters first: the GitHub checks compare registrations with the EphemeralRunners.
-  const clusterChecks: CheckResult[] = [];
+  const clusters = await inspectClusters(settings?.clusters ?? {}, options, now);
+
+  if (!settings || !app) {
+    checks.push(
+      failed(
+        'github',
+        'Not checked: the settings or the App credentials are missing (see the configuration checks).',
+        'Fix the configuration, then run the doctor again.',
+      ),
+    );
+    checks.push(...clusters.checks);
+    checks.push(...(await eventsChecks(options, settings, now)));
+    return checks;
+  }
+
+  const snapshots = clusters.snapshots;
+  const appOptions = {
+    baseUrl: settings.githubApiUrl,
+    appId: app.appId,
+    privateKey: app.privateKey,
+    remainingTimeMs: () => 60_000,
+    retries: 0,
+    rateLimitRetries: 0,
+  };
+  const octokits = new OctokitFactory(appOptions);
+  const gateway = new OctokitGithubGateway({ ...appOptions, clock: options.clock });
+  const github = await checkGithubApp({
+    octokits,
+    listDeliveries: (since) => gateway.listDeliveryAttempts(since),
+    now,
+    repositoryRunners: [...snapshots.values()].some((s) =>
+      s.runners.some((er) => er.metadata.labels?.['actions.github.com/repository'] !== undefined),
+    ),
+  });
+  checks.push(...github.checks);
+  if (github.installations.length > 0) {
+    checks.push(
+      await checkOrphanRegistrations({
+        octokits,
+        installations: github.installations,
+        scaleSets: new Set(
+          [...snapshots.values()].flatMap(scaleSetsOf).map((s) => s.toLowerCase()),
+        ),
+        runnerNames: new Set(
+          [...snapshots.values()].flatMap((s) => s.runners.map((er) => er.metadata.name)),
+        ),
+        clustersRead: Object.keys(settings.clusters).every((c) => snapshots.has(c)),
+      }),
+    );
+  }
+  checks.push(...clusters.checks);
+  if (snapshots.size > 0)
+    checks.push(
+      ...(await queuedJobChecks(octokits, github.installations, snapshots, options, now)),
+    );
+  checks.push(...(await eventsChecks(options, settings, now)));
+  return checks;
+}
+
+/** Each configured cluster read fresh (no cached kubeconfig secret or cluster description). */
+async function inspectClusters(
+  clusters: EngineSettings['clusters'],
+  options: DoctorOptions,
+  now: number,
+): Promise<{ checks: CheckResult[]; snapshots: Map<string, ClusterSnapshot> }> {
+  const checks: CheckResult[] = [];
   const snapshots = new Map<string, ClusterSnapshot>();
-  for (const [name, access] of Object.entries(settings?.clusters ?? {})) {
-    // The doctor reads fresh: no cached kubeconfig secret or cluster description.
-    const connection = connectionFor(name, access as ClusterAccess, {
+  for (const [name, access] of Object.entries(clusters)) {
+    const connection = connectionFor(name, access, {
       ...options,
       secretCacheSeconds: 0,
       describeCacheSeconds: 0,
@@ -67,106 +130,47 @@ export async function runDoctor(options: DoctorOptions): Promise<CheckResult[]> 
       namespaces: access.namespaces,
       now,
     });
-    clusterChecks.push(...inspected.checks);
+    checks.push(...inspected.checks);
     if (inspected.snapshot) {
       snapshots.set(name, inspected.snapshot);
-      clusterChecks.push(...checkClusterSnapshot(name, inspected.snapshot, now));
+      checks.push(...checkClusterSnapshot(name, inspected.snapshot, now));
     }
   }
+  return { checks, snapshots };
+}
 
-  if (!settings || !app) {
-    checks.push(
-      failed(
-        'github',
-        'Not checked: the settings or the App credentials are missing (see the configuration checks).',
-        'Fix the configuration, then run the doctor again.',
-      ),
-    );
-    checks.push(...clusterChecks);
-    checks.push(...(await eventsChecks(options, settings, now)));
-    return checks;
+/** Per cluster read: jobs queued for its scale sets longer than `queuedMinutes`. */
+async function queuedJobChecks(
+  octokits: OctokitFactory,
+  installations: Parameters<typeof listQueuedJobs>[0]['installations'],
+  snapshots: Map<string, ClusterSnapshot>,
+  options: DoctorOptions,
+  now: number,
+): Promise<CheckResult[]> {
+  let queued: QueuedJob[] | undefined;
+  let problem: CheckResult | undefined;
+  try {
+    queued = await listQueuedJobs({ octokits, installations, repositories: options.repositories });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    problem = answeredByGithub(error)
+      ? failed(
+          'queued-jobs',
+          `Cannot list queued jobs: ${message}.`,
+          'Name the repositories to look at with --repo owner/name.',
+        )
+      : unreachable(
+          'queued-jobs',
+          `Cannot reach GitHub to list queued jobs: ${message}.`,
+          'Check GITHUB_API_URL and the network path to GitHub.',
+        );
   }
-
-  const octokits = new OctokitFactory({
-    baseUrl: settings.githubApiUrl,
-    appId: app.appId,
-    privateKey: app.privateKey,
-    remainingTimeMs: () => 60_000,
-    retries: 0,
-    rateLimitRetries: 0,
+  return [...snapshots].map(([name, snapshot]) => {
+    const id = `cluster.${name}.queued-jobs`;
+    return queued
+      ? checkQueuedJobs(id, scaleSetsOf(snapshot), queued, now, options.queuedMinutes ?? 15)
+      : { ...(problem as CheckResult), id };
   });
-  const gateway = new OctokitGithubGateway({
-    baseUrl: settings.githubApiUrl,
-    appId: app.appId,
-    privateKey: app.privateKey,
-    remainingTimeMs: () => 60_000,
-    retries: 0,
-    rateLimitRetries: 0,
-    clock: options.clock,
-  });
-  const github = await checkGithubApp({
-    octokits,
-    listDeliveries: (since) => gateway.listDeliveryAttempts(since),
-    now,
-    repositoryRunners: [...snapshots.values()].some((s) =>
-      s.runners.some((er) => er.metadata.labels?.['actions.github.com/repository'] !== undefined),
-    ),
-  });
-  checks.push(...github.checks);
-  const configured = Object.keys(settings.clusters);
-  const allRead = configured.every((c) => snapshots.has(c));
-  const scaleSets = new Set(
-    [...snapshots.values()].flatMap(scaleSetsOf).map((s) => s.toLowerCase()),
-  );
-  const runnerNames = new Set(
-    [...snapshots.values()].flatMap((s) => s.runners.map((er) => er.metadata.name)),
-  );
-  if (github.installations.length > 0) {
-    checks.push(
-      await checkOrphanRegistrations({
-        octokits,
-        installations: github.installations,
-        scaleSets,
-        runnerNames,
-        clustersRead: allRead,
-      }),
-    );
-  }
-  checks.push(...clusterChecks);
-
-  if (snapshots.size > 0) {
-    let queued: QueuedJob[] | undefined;
-    let problem: CheckResult | undefined;
-    try {
-      queued = await listQueuedJobs({
-        octokits,
-        installations: github.installations,
-        repositories: options.repositories,
-      });
-    } catch (error) {
-      problem = answeredByGithub(error)
-        ? failed(
-            'queued-jobs',
-            `Cannot list queued jobs: ${error instanceof Error ? error.message : String(error)}.`,
-            'Name the repositories to look at with --repo owner/name.',
-          )
-        : unreachable(
-            'queued-jobs',
-            `Cannot reach GitHub to list queued jobs: ${error instanceof Error ? error.message : String(error)}.`,
-            'Check GITHUB_API_URL and the network path to GitHub.',
-          );
-    }
-    for (const [name, snapshot] of snapshots) {
-      const id = `cluster.${name}.queued-jobs`;
-      checks.push(
-        queued
-          ? checkQueuedJobs(id, scaleSetsOf(snapshot), queued, now, queuedMinutes)
-          : { ...(problem as CheckResult), id },
-      );
-    }
-  }
-  checks.push(...(await eventsChecks(options, settings, now)));
-  return checks;
 }
 
 /** The Events checks over the store the functions write (TABLE_NAME, DYNAMODB_ENDPOINT). */

@@ -7,6 +7,7 @@ import {
   toRunFacts,
 } from '../domain/model/github-objects.js';
 import { DETAIL_TYPES, OBSERVATION_SOURCE } from '../domain/model/observation.js';
+import { problemPaths } from '../domain/model/zod-problems.js';
 import type { BusEvent } from '../ports/event-publisher.js';
 import type {
   GithubObservation,
@@ -14,21 +15,14 @@ import type {
   RepositoryRef,
 } from '../domain/model/observation.js';
 
-export type NormalizeResult =
-  | { kind: 'observation'; observation: GithubObservation }
-  | { kind: 'ignored'; reason: string }
-  | { kind: 'invalid'; missing: string[] };
-
-const id = githubId;
-
 const repositorySchema = z.object({
-  id,
+  id: githubId,
   full_name: z.string().min(3),
   name: z.string().min(1),
   owner: z.object({ login: z.string().min(1) }),
 });
 
-const installationSchema = z.object({ id }).nullish();
+const installationSchema = z.object({ id: githubId }).nullish();
 
 const workflowJobEventSchema = z.object({
   action: z.string(),
@@ -50,6 +44,12 @@ const JOB_ACTIONS: Record<string, JobObservationKind> = {
   in_progress: 'job.started',
   completed: 'job.completed',
 };
+
+/** An observation; or a delivery runner-medic does not act on; or one missing what it needs. */
+export type NormalizeResult =
+  | { kind: 'observation'; observation: GithubObservation }
+  | { kind: 'ignored'; reason: string }
+  | { kind: 'invalid'; missing: string[] };
 
 export interface DeliveryContext {
   event: string;
@@ -73,33 +73,24 @@ export function normalizeWebhook(context: DeliveryContext, payload: unknown): No
     const kind = JOB_ACTIONS[action];
     if (!kind) return { kind: 'ignored', reason: `workflow_job action ${action} is not handled` };
     const parsed = workflowJobEventSchema.safeParse(payload);
-    if (!parsed.success) return { kind: 'invalid', missing: issuePaths(parsed.error) };
-    const { workflow_job: job, repository, installation } = parsed.data;
-    return {
-      kind: 'observation',
-      observation: {
-        kind,
-        ...base(context, repository, installation),
-        job: toJobFacts(job),
-      },
-    };
+    if (!parsed.success) return { kind: 'invalid', missing: problemPaths(parsed.error) };
+    const { workflow_job: job, ...delivery } = parsed.data;
+    return observed({ kind, ...base(context, delivery), job: toJobFacts(job) });
   }
 
   if (action !== 'completed') {
     return { kind: 'ignored', reason: `workflow_run action ${action} is not handled` };
   }
   const parsed = workflowRunEventSchema.safeParse(payload);
-  if (!parsed.success) return { kind: 'invalid', missing: issuePaths(parsed.error) };
-  const { workflow_run: run, repository, installation } = parsed.data;
-  return {
-    kind: 'observation',
-    observation: {
-      kind: 'run.completed',
-      ...base(context, repository, installation),
-      run: toRunFacts(run),
-    },
-  };
+  if (!parsed.success) return { kind: 'invalid', missing: problemPaths(parsed.error) };
+  const { workflow_run: run, ...delivery } = parsed.data;
+  return observed({ kind: 'run.completed', ...base(context, delivery), run: toRunFacts(run) });
 }
+
+const observed = (observation: GithubObservation): NormalizeResult => ({
+  kind: 'observation',
+  observation,
+});
 
 function actionOf(payload: unknown): string | undefined {
   if (typeof payload !== 'object' || payload === null || !('action' in payload)) return undefined;
@@ -108,8 +99,13 @@ function actionOf(payload: unknown): string | undefined {
 
 function base(
   context: DeliveryContext,
-  repository: z.infer<typeof repositorySchema>,
-  installation: z.infer<typeof installationSchema>,
+  {
+    repository,
+    installation,
+  }: {
+    repository: z.infer<typeof repositorySchema>;
+    installation?: z.infer<typeof installationSchema>;
+  },
 ) {
   const repo: RepositoryRef = {
     id: repository.id,
@@ -123,11 +119,6 @@ function base(
     repository: repo,
     receivedAt: context.receivedAt,
   };
-}
-
-function issuePaths(error: z.ZodError): string[] {
-  const paths = error.issues.map((issue) => issue.path.map(String).join('.') || '(root)');
-  return [...new Set(paths)].sort();
 }
 
 /** The bus event that carries an observation: one shape for the webhook and the sweep. */

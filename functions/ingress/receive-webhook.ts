@@ -57,8 +57,41 @@ export async function receiveWebhook(
   request: WebhookRequest,
   deps: ReceiveWebhookDeps,
 ): Promise<ReceiveWebhookResult> {
-  const deliveryId = request.headers['x-github-delivery'] || null;
-  const reject = (reason: RejectionReason, detail: string): ReceiveWebhookResult => ({
+  const delivery = await readDelivery(request, deps);
+  if ('response' in delivery) return delivery;
+  const { deliveryId, event, raw, payload } = delivery;
+  const reject = rejecter(deliveryId);
+
+  const receivedAt = new Date(deps.clock.now()).toISOString();
+  const normalized = normalizeWebhook({ event, deliveryId, receivedAt }, payload);
+  if (normalized.kind === 'ignored') {
+    return {
+      response: {
+        statusCode: 202,
+        body: { status: 'ignored', deliveryId, reason: normalized.reason },
+      },
+      outcome: { status: 'ignored', reason: normalized.reason },
+    };
+  }
+  if (normalized.kind === 'invalid') {
+    return reject(
+      'invalid-payload',
+      `payload is missing or has invalid fields: ${normalized.missing.join(', ')}`,
+    );
+  }
+  const observation = normalized.observation;
+  if (entrySize(observationEvent(observation)) > MAX_ENTRY_BYTES) {
+    return reject(
+      'event-too-large',
+      `observation exceeds the bus entry limit of ${MAX_ENTRY_BYTES} bytes`,
+    );
+  }
+  return claimAndPublish({ deliveryId, event, observation, raw }, deps);
+}
+
+const rejecter =
+  (deliveryId: string | null) =>
+  (reason: RejectionReason, detail: string): ReceiveWebhookResult => ({
     response: {
       statusCode: REJECTION_STATUS[reason],
       body: { status: 'rejected', deliveryId, reason: detail },
@@ -66,6 +99,15 @@ export async function receiveWebhook(
     outcome: { status: 'rejected', reason },
   });
 
+/** A delivery whose signature, headers and JSON are good; or the rejection that says why not. */
+async function readDelivery(
+  request: WebhookRequest,
+  deps: ReceiveWebhookDeps,
+): Promise<
+  ReceiveWebhookResult | { deliveryId: string; event: string; raw: string; payload: unknown }
+> {
+  const deliveryId = request.headers['x-github-delivery'] || null;
+  const reject = rejecter(deliveryId);
   if (request.method.toUpperCase() !== 'POST') {
     return reject('method-not-allowed', `method ${request.method} is not allowed; use POST`);
   }
@@ -96,40 +138,19 @@ export async function receiveWebhook(
   if (json === undefined) {
     return reject('broken-json', 'form-encoded body has no payload field');
   }
-  let payload: unknown;
   try {
-    payload = JSON.parse(json);
+    return { deliveryId, event, raw, payload: JSON.parse(json) };
   } catch {
     return reject('broken-json', 'body is not valid JSON');
   }
+}
 
-  const receivedAt = new Date(deps.clock.now()).toISOString();
-  const normalized = normalizeWebhook({ event, deliveryId, receivedAt }, payload);
-  if (normalized.kind === 'ignored') {
-    return {
-      response: {
-        statusCode: 202,
-        body: { status: 'ignored', deliveryId, reason: normalized.reason },
-      },
-      outcome: { status: 'ignored', reason: normalized.reason },
-    };
-  }
-  if (normalized.kind === 'invalid') {
-    return reject(
-      'invalid-payload',
-      `payload is missing or has invalid fields: ${normalized.missing.join(', ')}`,
-    );
-  }
-
-  const observation = normalized.observation;
-  const busEvent = observationEvent(observation);
-  if (entrySize(busEvent) > MAX_ENTRY_BYTES) {
-    return reject(
-      'event-too-large',
-      `observation exceeds the bus entry limit of ${MAX_ENTRY_BYTES} bytes`,
-    );
-  }
-
+/** Claims the delivery id in the ledger, publishes the observation, and marks it published. */
+async function claimAndPublish(
+  delivery: { deliveryId: string; event: string; observation: GithubObservation; raw: string },
+  deps: ReceiveWebhookDeps,
+): Promise<ReceiveWebhookResult> {
+  const { deliveryId, event, observation, raw } = delivery;
   const nowSeconds = Math.floor(deps.clock.now() / 1000);
   const record = {
     deliveryId,
@@ -145,24 +166,10 @@ export async function receiveWebhook(
   } catch (error) {
     return serverError(deliveryId, 'store-failed', error);
   }
-  if (claim.status === 'duplicate') {
-    const reason =
-      claim.reason === 'same-body'
-        ? `same body as delivery ${claim.original}`
-        : claim.reason === 'in-flight'
-          ? 'being processed by another invocation'
-          : undefined;
-    return {
-      response: {
-        statusCode: 202,
-        body: { status: 'duplicate', deliveryId, ...(reason ? { reason } : {}) },
-      },
-      outcome: { status: 'duplicate', reason: claim.reason },
-    };
-  }
+  if (claim.status === 'duplicate') return duplicate(deliveryId, claim);
 
   try {
-    await deps.publisher.publish([busEvent]);
+    await deps.publisher.publish([observationEvent(observation)]);
   } catch (error) {
     try {
       await deps.ledger.release(deliveryId);
@@ -189,8 +196,27 @@ export async function receiveWebhook(
   };
 }
 
+function duplicate(
+  deliveryId: string,
+  claim: Extract<ClaimOutcome, { status: 'duplicate' }>,
+): ReceiveWebhookResult {
+  const reason =
+    claim.reason === 'same-body'
+      ? `same body as delivery ${claim.original}`
+      : claim.reason === 'in-flight'
+        ? 'being processed by another invocation'
+        : undefined;
+  return {
+    response: {
+      statusCode: 202,
+      body: { status: 'duplicate', deliveryId, ...(reason ? { reason } : {}) },
+    },
+    outcome: { status: 'duplicate', reason: claim.reason },
+  };
+}
+
 /** SHA-256 of the signed body, the key that recognises a replay under another delivery id. */
-export function bodyDigest(raw: string): string {
+function bodyDigest(raw: string): string {
   return createHash('sha256').update(raw, 'utf8').digest('hex');
 }
 

@@ -10,13 +10,13 @@ const namespaces = z
   .optional();
 
 /** Where a kubeconfig document is kept in AWS: an SSM SecureString or a Secrets Manager secret. */
-export const kubeconfigSecretSchema = z.discriminatedUnion('kind', [
+const kubeconfigSecretSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('ssm'), name: z.string().min(1) }),
   z.strictObject({ kind: z.literal('secrets-manager'), id: z.string().min(1) }),
 ]);
 
 /** How runner-medic reaches one cluster, and where it looks there (one entry of CLUSTERS). */
-export const clusterAccessSchema = z.discriminatedUnion('kind', [
+const clusterAccessSchema = z.discriminatedUnion('kind', [
   /** A kubeconfig document given directly (local runs, tests). */
   z.strictObject({
     kind: z.literal('kubeconfig'),
