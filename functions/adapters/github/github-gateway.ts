@@ -292,7 +292,7 @@ export class OctokitGithubGateway implements GithubGateway {
     const body = parseBody(installationReposPageSchema, response.data, what);
     return {
       repositories: body.repositories.map(toRepositoryRef),
-      last: !/rel="next"/.test(response.headers.link ?? ''),
+      last: !hasNextPage(response.headers.link),
     };
   }
 
