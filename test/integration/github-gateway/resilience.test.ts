@@ -83,6 +83,17 @@ describe('GithubGateway under 5xx, rate limits and network failures', () => {
     expect(served(sim, later)).toEqual([`GET ${runPath()} 502`, `GET ${runPath()} 200`]);
   });
 
+  it('retries each page of a list on its own, even after a failed token call', async () => {
+    const fresh = gatewayFor(sim, budget, { clock });
+    const tokenPath = `/app/installations/${installationId}/access_tokens`;
+    sim.addFault({ kind: 'server-error', status: 502, times: 1, path: tokenPath });
+    expect((await fresh.getRun(ref, runId))?.runId).toBe(runId);
+    sim.addFault({ kind: 'server-error', status: 502, times: 1, path: `${runPath()}/jobs` });
+    const from = sim.requests().length;
+    expect((await fresh.listJobs(ref, runId)).map((job) => job.name)).toEqual(['build']);
+    expect(served(sim, from)).toEqual([`GET ${runPath()}/jobs 502`, `GET ${runPath()}/jobs 200`]);
+  });
+
   it('does not retry a 5xx when the back-off would not leave the 5 s reserve', async () => {
     budget.ms = 5_000;
     sim.addFault({ kind: 'server-error', status: 500, times: 1, path: runPath() });
