@@ -33,18 +33,19 @@ const eventBridgeEvent = EventBridgeSchema.pick({
   'detail-type': EventBridgeSchema.shape['detail-type'].max(128),
 });
 
-/** Delayed SQS messages (SqsWakeScheduler): each must be a wake-up. */
+const wakeUpRecord = SqsRecordSchema.pick({ eventSource: true, body: true }).extend({
+  body: SqsRecordSchema.shape.body
+    .max(MAX_SQS_BODY, `SQS message body over ${MAX_SQS_BODY} characters`)
+    .pipe(JSONStringified(z.object({ source: z.literal(WAKE_SOURCE) }))),
+});
+
+/** Delayed SQS messages (SqsWakeScheduler): counted first, then each must be a wake-up. */
 const wakeQueueBatch = z.object({
   Records: z
-    .array(
-      SqsRecordSchema.pick({ eventSource: true, body: true }).extend({
-        body: SqsRecordSchema.shape.body
-          .max(MAX_SQS_BODY, `SQS message body over ${MAX_SQS_BODY} characters`)
-          .pipe(JSONStringified(z.object({ source: z.literal(WAKE_SOURCE) }))),
-      }),
-    )
+    .array(z.unknown())
     .min(1, 'no SQS records')
-    .max(MAX_SQS_RECORDS, `more than ${MAX_SQS_RECORDS} SQS records`),
+    .max(MAX_SQS_RECORDS, `more than ${MAX_SQS_RECORDS} SQS records`)
+    .pipe(z.array(wakeUpRecord)),
 });
 
 /** gzip's magic number (1f 8b 08) in base64: CloudWatch Logs always compresses. */

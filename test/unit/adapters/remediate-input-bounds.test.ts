@@ -165,6 +165,12 @@ describe('remediate input: over-long and out-of-range fields are rejected with a
     });
     expect(mixed.ok).toBe(false);
     if (!mixed.ok) expect(mixed.reason).toMatch(/^bad wake-up batch: Records\.1\.body\.source: /);
+    // Counted before any body is read: eleven broken records are refused for their number alone.
+    const eleven = Array.from({ length: 11 }, () => ({ ...record, body: 'x'.repeat(300_000) }));
+    expect(parseRemediateInput({ Records: eleven })).toEqual({
+      ok: false,
+      reason: 'bad wake-up batch: Records: more than 10 SQS records',
+    });
   });
 
   it('refuses CloudWatch Logs data that is not base64 gzip JSON, naming the field', () => {
