@@ -2,8 +2,8 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { engineFromEnvironment } from '../config/compose.js';
 import { createLogger, createMetrics } from '../config/observability.js';
 import { runEngine } from '../engine/run-engine.js';
-import type { EngineHandlerOptions } from './engine-observability.js';
-import { engineHandler } from './engine-observability.js';
+import type { EngineHandlerOptions } from './engine-handler.js';
+import { engineHandler } from './engine-handler.js';
 
 /** The scheduled, level-triggered sweep: the same engine over what the APIs show now. */
 export function createReconcileHandler(options: EngineHandlerOptions) {

@@ -4,8 +4,8 @@ import { engineFromEnvironment } from '../config/compose.js';
 import { createLogger, createMetrics } from '../config/observability.js';
 import type { EngineReport } from '../engine/run-engine.js';
 import { runEngine } from '../engine/run-engine.js';
-import type { EngineHandlerOptions } from './engine-observability.js';
-import { engineHandler } from './engine-observability.js';
+import type { EngineHandlerOptions } from './engine-handler.js';
+import { engineHandler } from './engine-handler.js';
 
 type RemediateResult = { status: 'rejected'; reason: string } | ({ status: 'done' } & EngineReport);
 

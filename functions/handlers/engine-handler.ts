@@ -14,7 +14,7 @@ export interface EngineHandlerOptions {
   metrics: Metrics;
 }
 
-export interface LambdaContext {
+interface LambdaContext {
   getRemainingTimeInMillis(): number;
 }
 
