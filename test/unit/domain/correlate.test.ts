@@ -220,7 +220,7 @@ describe('runners ARC re-created or that never connect', () => {
   const missing = (since: number) => [{ cluster: CLUSTER, namespace: NS, name: NAME, since }];
   it.each<[string, Facts, string | null]>([
     [
-      '#4588: job cached, pod missing, then re-created with no failure',
+      'actions-runner-controller#4588: job cached, pod missing, then re-created with no failure',
       facts({
         pods: [pod()],
         ephemeralRunners: [er()],
@@ -267,7 +267,7 @@ describe('runners ARC re-created or that never connect', () => {
   ])('%s → %s', (_, f, kind) => {
     const v = only(f);
     expect(v.loss?.cause.kind ?? null).toBe(kind);
-    if (kind) expect(v.loss?.signal.detail).toMatch(/#4588/);
+    if (kind) expect(v.loss?.signal.detail).toMatch(/actions-runner-controller#4588/);
   });
 
   const registration = (status: string, offlineSince: number | null) => ({
@@ -335,7 +335,7 @@ describe('runners ARC re-created or that never connect', () => {
   });
 });
 
-describe('a runner whose job has completed but which lives on (#4603, #4588)', () => {
+describe('a runner whose job has completed but which lives on (actions-runner-controller#4603, #4588 there)', () => {
   const done = (completedAt: number) =>
     job({ jobId: 77, completedAt: iso(completedAt), conclusion: 'success' }, []);
   it.each<[string, Facts, number, string | null]>([

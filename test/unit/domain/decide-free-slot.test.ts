@@ -182,7 +182,7 @@ describe('rule 1: free a poisoned slot', () => {
     expect(kinds(f, T0 + 1500)).toEqual(expected);
   });
 
-  describe('a runner lost after taking a job, whose pod ARC re-created (#4588)', () => {
+  describe('a runner lost after taking a job, whose pod ARC re-created (actions-runner-controller#4588)', () => {
     const recreated = (jobSeenAt: number) => {
       const fresh = pod({ version: '0.13.1' });
       return withEvent(
@@ -248,7 +248,8 @@ describe('rule 1: free a poisoned slot', () => {
     ])('%s', (_, seenAt, expected) => {
       const d = decide(recreated(seenAt), DEFAULT_POLICY, T0 + 1000);
       expect(d.actions.map((a) => a.target.kind)).toEqual(expected);
-      if (expected.length > 0) expect(d.actions[0]?.reason).toMatch(/#4588/);
+      if (expected.length > 0)
+        expect(d.actions[0]?.reason).toMatch(/actions-runner-controller#4588/);
     });
   });
 
