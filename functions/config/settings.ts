@@ -19,20 +19,38 @@ export class ConfigError extends RunnerMedicError {
   }
 }
 
-/** How long a delivery's record is kept: past GitHub's redelivery window (7 days) and a day more. */
-const DELIVERY_TTL_SECONDS = 8 * 24 * 3600;
-/** The largest webhook body accepted; GitHub caps payloads at 25 MB, its events run far smaller. */
-const MAX_BODY_BYTES = 1024 * 1024;
+/**
+ * The default of every variable that has one, by variable: the schemas below read them from
+ * here, and README's Configuration table states them (test/unit/settings.test.ts holds the two
+ * together).
+ */
+export const SETTING_DEFAULTS = {
+  EVENT_SINK: 'eventbridge',
+  EVENT_BUS_NAME: 'default',
+  /** How long a container keeps a secret before reading it again. */
+  SECRET_CACHE_SECONDS: 300,
+  /** The largest webhook body accepted; GitHub's workflow events run far smaller. */
+  WEBHOOK_MAX_BODY_BYTES: 1024 * 1024,
+  /** How long a delivery id stays claimed: past GitHub's redelivery window, and a day more. */
+  DELIVERY_TTL_SECONDS: 8 * 24 * 3600,
+  CLUSTERS: '{}',
+  GITHUB_API_URL: 'https://api.github.com',
+  /** Runners per list page in the sweep (`limit`). */
+  SWEEP_PAGE_SIZE: 500,
+  CHECK_RUNS: 'on',
+  PORT: 3000,
+  HOST: '127.0.0.1',
+  /** `npm start`'s webhook secret (no secret is assumed in AWS). */
+  LOCAL_WEBHOOK_SECRET: 'runner-medic-local-secret',
+  SANDBOX: 'on',
+  /** The sandbox `npm start` plays: the second seed report (Karpenter consolidates a busy node). */
+  SANDBOX_SCENARIO: 'test/scenarios/seed-karpenter-mid-job.yaml',
+  SANDBOX_SPEED: 60,
+} as const;
+
+const D = SETTING_DEFAULTS;
 /** A Lambda Function URL's request limit: no larger body can arrive at all. */
 const LAMBDA_REQUEST_LIMIT = 6 * 1024 * 1024;
-const SECRET_CACHE_SECONDS = 300;
-const SWEEP_PAGE_SIZE = 500;
-const GITHUB_API_URL = 'https://api.github.com';
-const LOCAL_PORT = 3000;
-const LOCAL_WEBHOOK_SECRET = 'runner-medic-local-secret';
-/** The sandbox `npm start` plays: the second seed report (Karpenter consolidates a busy node). */
-const SANDBOX_SCENARIO = 'test/scenarios/seed-karpenter-mid-job.yaml';
-const SANDBOX_SPEED = 60;
 
 /** An optional variable; blank counts as unset. */
 const text = z
@@ -84,7 +102,7 @@ const policySource = z
 /** CLUSTERS: a JSON object of cluster name to access (ports/cluster-access.ts). */
 const clusters = z
   .string()
-  .default('{}')
+  .default(D.CLUSTERS)
   .transform((json, ctx): unknown => {
     try {
       return JSON.parse(json);
@@ -99,10 +117,10 @@ const clusters = z
 const storeAndBus = {
   TABLE_NAME: z.string().min(3, 'TABLE_NAME needs at least 3 characters'),
   DYNAMODB_ENDPOINT: text,
-  EVENT_SINK: z.enum(['eventbridge', 'stdout']).default('eventbridge'),
-  EVENT_BUS_NAME: z.string().min(1).default('default'),
+  EVENT_SINK: z.enum(['eventbridge', 'stdout']).default(D.EVENT_SINK),
+  EVENT_BUS_NAME: z.string().min(1).default(D.EVENT_BUS_NAME),
   EVENTBRIDGE_ENDPOINT: text,
-  SECRET_CACHE_SECONDS: whole().nonnegative().default(SECRET_CACHE_SECONDS),
+  SECRET_CACHE_SECONDS: whole().nonnegative().default(D.SECRET_CACHE_SECONDS),
 };
 
 const storeAndBusSettings = (e: z.output<z.ZodObject<typeof storeAndBus>>) => ({
@@ -118,8 +136,11 @@ const webhookSchema = z
   .object({
     ...storeAndBus,
     GITHUB_WEBHOOK_SECRET: secretSource('GITHUB_WEBHOOK_SECRET'),
-    WEBHOOK_MAX_BODY_BYTES: whole().positive().max(LAMBDA_REQUEST_LIMIT).default(MAX_BODY_BYTES),
-    DELIVERY_TTL_SECONDS: whole().positive().default(DELIVERY_TTL_SECONDS),
+    WEBHOOK_MAX_BODY_BYTES: whole()
+      .positive()
+      .max(LAMBDA_REQUEST_LIMIT)
+      .default(D.WEBHOOK_MAX_BODY_BYTES),
+    DELIVERY_TTL_SECONDS: whole().positive().default(D.DELIVERY_TTL_SECONDS),
   })
   .transform((e) => ({
     ...storeAndBusSettings(e),
@@ -134,14 +155,13 @@ const engineSchema = z
     GITHUB_APP_CREDENTIALS: secretSource('GITHUB_APP_CREDENTIALS'),
     POLICY: policySource,
     CLUSTERS: clusters,
-    GITHUB_API_URL: z.string().url().default(GITHUB_API_URL),
+    GITHUB_API_URL: z.string().url().default(D.GITHUB_API_URL),
     DEFAULT_CLUSTER_NAME: text,
     WAKE_QUEUE_URL: text,
-    /** Runners per list page in the sweep (`limit`). */
-    SWEEP_PAGE_SIZE: whole().min(10).max(5000).default(SWEEP_PAGE_SIZE),
+    SWEEP_PAGE_SIZE: whole().min(10).max(5000).default(D.SWEEP_PAGE_SIZE),
     CHECK_RUNS: z
       .string()
-      .default('on')
+      .default(D.CHECK_RUNS)
       .transform((value) => value.trim().toLowerCase())
       .pipe(z.enum(['on', 'off'], { error: (issue) => `"on" or "off", not "${issue.input}"` })),
   })
@@ -162,12 +182,12 @@ const engineSchema = z
 
 const localSchema = z
   .object({
-    PORT: whole().min(0).max(65535).default(LOCAL_PORT),
-    HOST: z.string().default('127.0.0.1'),
-    GITHUB_WEBHOOK_SECRET: z.string().min(1).default(LOCAL_WEBHOOK_SECRET),
-    SANDBOX: z.enum(['on', 'off']).default('on'),
-    SANDBOX_SCENARIO: z.string().min(1).default(SANDBOX_SCENARIO),
-    SANDBOX_SPEED: z.coerce.number().positive().max(100_000).default(SANDBOX_SPEED),
+    PORT: whole().min(0).max(65535).default(D.PORT),
+    HOST: z.string().default(D.HOST),
+    GITHUB_WEBHOOK_SECRET: z.string().min(1).default(D.LOCAL_WEBHOOK_SECRET),
+    SANDBOX: z.enum(['on', 'off']).default(D.SANDBOX),
+    SANDBOX_SCENARIO: z.string().min(1).default(D.SANDBOX_SCENARIO),
+    SANDBOX_SPEED: z.coerce.number().positive().max(100_000).default(D.SANDBOX_SPEED),
   })
   .transform((e) => ({
     port: e.PORT,

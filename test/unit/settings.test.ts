@@ -1,4 +1,5 @@
-import { ConfigError, loadSettings } from '../../functions/config/settings.js';
+import { readFileSync } from 'node:fs';
+import { ConfigError, loadSettings, SETTING_DEFAULTS } from '../../functions/config/settings.js';
 
 describe("loadSettings(env, 'webhook')", () => {
   it('applies documented defaults', () => {
@@ -69,5 +70,35 @@ describe("loadSettings(env, 'local')", () => {
     expect(() => loadSettings({ PORT: '70000', SANDBOX: 'maybe' }, 'local')).toThrow(
       /PORT: .*; SANDBOX: /,
     );
+  });
+});
+
+describe("README.md's Configuration table states the loader's defaults", () => {
+  /** Each row of the table: its variables (first column) and its default column. */
+  const rows = (() => {
+    const readme = readFileSync('README.md', 'utf8');
+    const section = readme.split(/^## Configuration$/m)[1]?.split(/^## /m)[0] ?? '';
+    return section
+      .split('\n')
+      .filter((line) => line.startsWith('| `'))
+      .map((line) => {
+        const [variables = '', , defaults = ''] = line.split(' | ').map((cell) => cell.trim());
+        return { variables: [...variables.matchAll(/`([A-Z_]+)`/g)].map((m) => m[1]), defaults };
+      });
+  })();
+  /** The README names npm start's webhook secret by the variable it is read from. */
+  const variableOf = (name: string) =>
+    name === 'LOCAL_WEBHOOK_SECRET' ? 'GITHUB_WEBHOOK_SECRET' : name;
+  const stated = Object.entries(SETTING_DEFAULTS).flatMap(([name, value]) => {
+    const row = rows.find((r) => r.variables.includes(variableOf(name)));
+    return row ? [[name, value, row.defaults] as const] : [];
+  });
+
+  it('finds the table', () => {
+    expect(stated.length).toBeGreaterThanOrEqual(14);
+  });
+
+  it.each(stated)('%s: %s', (_name, value, defaults) => {
+    expect(defaults).toContain(`\`${String(value)}\``);
   });
 });
