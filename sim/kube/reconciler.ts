@@ -53,3 +53,33 @@ export function ownOrOwnerKey(
   const owner = meta.ownerReferences?.find((r) => r.controller && r.kind === ownerKind);
   return owner ? [nsName(meta.namespace, owner.name)] : [];
 }
+
+/** controllerutil.AddFinalizer: adds the finalizers an object lacks, in the order given. */
+export function addFinalizers(
+  ctx: ModelContext,
+  actor: string,
+  resource: string,
+  ns: string | undefined,
+  name: string,
+  finalizers: readonly string[],
+): void {
+  ctx.api.modify(actor, resource, ns, name, (o) => {
+    const list = o.metadata.finalizers ?? [];
+    for (const f of finalizers) if (!list.includes(f)) list.push(f);
+    o.metadata.finalizers = list;
+  });
+}
+
+/** controllerutil.RemoveFinalizer. */
+export function removeFinalizer(
+  ctx: ModelContext,
+  actor: string,
+  resource: string,
+  ns: string | undefined,
+  name: string,
+  finalizer: string,
+): void {
+  ctx.api.modify(actor, resource, ns, name, (o) => {
+    o.metadata.finalizers = (o.metadata.finalizers ?? []).filter((f) => f !== finalizer);
+  });
+}

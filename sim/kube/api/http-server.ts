@@ -203,15 +203,7 @@ export class KubeHttpServer {
     }
     if (r.kind === 'unknown') {
       log('unknown', 404);
-      return this.send(
-        res,
-        404,
-        new ApiError(
-          404,
-          'NotFound',
-          'the server could not find the requested resource',
-        ).toStatus(),
-      );
+      return this.send(res, 404, noSuchPath().toStatus());
     }
     const user = this.userOf(who);
     if (r.kind === 'discovery' && actor) {
@@ -232,16 +224,7 @@ export class KubeHttpServer {
           ? discovery(r.path, `127.0.0.1:${req.socket.localPort ?? this.tlsPort}`)
           : undefined;
       log('discovery', body === undefined ? 404 : 200);
-      if (body === undefined)
-        return this.send(
-          res,
-          404,
-          new ApiError(
-            404,
-            'NotFound',
-            'the server could not find the requested resource',
-          ).toStatus(),
-        );
+      if (body === undefined) return this.send(res, 404, noSuchPath().toStatus());
       if (typeof body === 'string') {
         res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
         res.end(body);
@@ -279,7 +262,7 @@ export class KubeHttpServer {
         !(subresource === 'status' && def.subresources.includes('status')) &&
         !(subresource === 'eviction' && def.subresources.includes('eviction'))
       ) {
-        throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+        throw noSuchPath();
       }
       if (method === 'GET' && (r.watchPath || isTrue(q.get('watch')))) {
         verb = 'watch';
@@ -671,3 +654,8 @@ function deleteOptions(body: unknown, q: URLSearchParams): DeleteOptions {
 }
 
 export type { ResourceDef };
+
+/** The 404 the real server gives for a path it does not serve at all. */
+function noSuchPath(): ApiError {
+  return new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+}

@@ -26,6 +26,7 @@ import {
   keyFor,
   sameJson,
   setCondition,
+  setDisruptionTarget,
   target,
   withoutMetaStatus,
 } from './object-utils.js';
@@ -209,7 +210,7 @@ export class KubeApi {
     if (!meta.name && meta.generateName) meta.name = `${meta.generateName}${this.rng.suffix(5)}`;
     const t = target(def, meta.name);
     const audit = (code: number) => this.record(actor, 'create', def, options, obj, code);
-    try {
+    return audited(audit, 201, () => {
       if (def.namespaced && !this.store.peek('namespaces', undefined, ns as string)) {
         throw errors.notFound({ group: '', resource: 'namespaces', name: ns as string });
       }
@@ -232,17 +233,9 @@ export class KubeApi {
         throw errors.alreadyExists(t);
       const denied = this.admissionGuard?.(def, valid, actor);
       if (denied) throw denied;
-      if (options.dryRun) {
-        audit(201);
-        return valid;
-      }
-      const stored = this.store.put(resourceKey(def), valid);
-      audit(201);
-      return stored;
-    } catch (e) {
-      if (e instanceof ApiError) audit(e.code);
-      throw e;
-    }
+      if (options.dryRun) return valid;
+      return this.store.put(resourceKey(def), valid);
+    });
   }
 
   update(
@@ -267,7 +260,7 @@ export class KubeApi {
         name,
         ns,
       );
-    try {
+    return audited(audit, 200, () => {
       const obj = asObject(body, def);
       if (obj.metadata?.name && obj.metadata.name !== name) {
         throw errors.badRequest(
@@ -287,13 +280,8 @@ export class KubeApi {
           ]);
         }
       } else if (rv !== existing.metadata.resourceVersion) throw errors.conflict(target(def, name));
-      const result = this.write(def, existing, obj, options);
-      audit(200);
-      return result;
-    } catch (e) {
-      if (e instanceof ApiError) audit(e.code);
-      throw e;
-    }
+      return this.write(def, existing, obj, options);
+    });
   }
 
   patch(
@@ -309,7 +297,7 @@ export class KubeApi {
     const existing = this.tryGet(def, ns, name);
     const audit = (code: number) =>
       this.record(actor, 'patch', def, options, existing, code, type, name, ns);
-    try {
+    return audited(audit, 200, () => {
       if (!existing) throw errors.notFound(target(def, name));
       if (type === 'apply')
         throw errors.unsupportedMediaType(
@@ -334,13 +322,8 @@ export class KubeApi {
         throw errors.badRequest(
           'metadata.name: Invalid value: the name of a patched object cannot change',
         );
-      const result = this.write(def, existing, obj, options);
-      audit(200);
-      return result;
-    } catch (e) {
-      if (e instanceof ApiError) audit(e.code);
-      throw e;
-    }
+      return this.write(def, existing, obj, options);
+    });
   }
 
   /**
@@ -361,15 +344,9 @@ export class KubeApi {
     if (!existing) return undefined;
     const next = deepClone(existing);
     change(next);
-    try {
-      const result = this.write(def, existing, next, options) as T;
-      this.record(actor, 'patch', def, options, existing, 200, 'model', name, ns);
-      return result;
-    } catch (e) {
-      if (e instanceof ApiError)
-        this.record(actor, 'patch', def, options, existing, e.code, 'model', name, ns);
-      throw e;
-    }
+    const audit = (code: number) =>
+      this.record(actor, 'patch', def, options, existing, code, 'model', name, ns);
+    return audited(audit, 200, () => this.write(def, existing, next, options) as T);
   }
 
   delete(
@@ -394,7 +371,7 @@ export class KubeApi {
         name,
         ns,
       );
-    try {
+    return audited(audit, 200, () => {
       if (!existing) throw errors.notFound(target(def, name));
       const pre = options.preconditions;
       if (pre?.uid && pre.uid !== existing.metadata.uid) {
@@ -409,17 +386,9 @@ export class KubeApi {
           `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${existing.metadata.resourceVersion}`,
         );
       }
-      if (options.dryRun) {
-        audit(200);
-        return { object: existing };
-      }
-      const result = this.deletion.perform(def, existing, options);
-      audit(200);
-      return result;
-    } catch (e) {
-      if (e instanceof ApiError) audit(e.code);
-      throw e;
-    }
+      if (options.dryRun) return { object: existing };
+      return this.deletion.perform(def, existing, options);
+    });
   }
 
   deleteCollection(
@@ -474,7 +443,7 @@ export class KubeApi {
         name,
         ns,
       );
-    try {
+    audited(audit, 201, () => {
       const eviction = (body ?? {}) as {
         metadata?: { name?: string };
         deleteOptions?: DeleteOptions & { dryRun?: string[] | boolean };
@@ -500,14 +469,10 @@ export class KubeApi {
             ns,
             name,
             (p) => {
-              setCondition(
+              setDisruptionTarget(
                 p,
-                {
-                  type: 'DisruptionTarget',
-                  status: 'True',
-                  reason: 'EvictionByEvictionAPI',
-                  message: 'Eviction API: evicting',
-                },
+                'EvictionByEvictionAPI',
+                'Eviction API: evicting',
                 this.clock.now(),
               );
             },
@@ -516,12 +481,8 @@ export class KubeApi {
         }
         this.delete(actor, def, ns, name, deleteOptions, { silent: true });
       }
-      audit(201);
-      return { ...successStatus(target(def, name)), code: 201 };
-    } catch (e) {
-      if (e instanceof ApiError) audit(e.code);
-      throw e;
-    }
+    });
+    return { ...successStatus(target(def, name)), code: 201 };
   }
 
   // ---- internals --------------------------------------------------------------------------
@@ -641,3 +602,15 @@ export class KubeApi {
 }
 
 export { setCondition };
+
+/** Runs one verb and audits its answer: `code` when it succeeds, the ApiError's code when refused. */
+function audited<T>(audit: (code: number) => void, code: number, run: () => T): T {
+  try {
+    const result = run();
+    audit(code);
+    return result;
+  } catch (e) {
+    if (e instanceof ApiError) audit(e.code);
+    throw e;
+  }
+}

@@ -107,3 +107,13 @@ export function setCondition(
   if (idx >= 0) list[idx] = next;
   else list.push(next);
 }
+
+/** The pod condition that says who is disrupting it and why (DisruptionTarget, status True). */
+export function setDisruptionTarget(
+  pod: { status?: { conditions?: Condition[] } | Record<string, unknown> },
+  reason: string,
+  message: string,
+  now: number,
+): void {
+  setCondition(pod, { type: 'DisruptionTarget', status: 'True', reason, message }, now);
+}

@@ -7,7 +7,7 @@ import type { ModelContext } from '../models/model-context.js';
 import { ARC_GROUP } from '../api/resources.js';
 import type { StoreEvent } from '../api/store.js';
 import { splitKey } from '../models/work-queue.js';
-import { ownOrOwnerKey, Reconciler } from '../reconciler.js';
+import { addFinalizers, ownOrOwnerKey, Reconciler, removeFinalizer } from '../reconciler.js';
 import type { AutoscalingRunnerSet, EphemeralRunnerSet } from '../types.js';
 import { ARS_FINALIZER, type ArcBehaviour } from './arc-version.js';
 import type { Listener } from './listener.js';
@@ -54,27 +54,12 @@ export class AutoscalingRunnerSetController extends Reconciler {
         if (!ers.metadata.deletionTimestamp)
           api.delete(ACTOR, ERS, ns, ers.metadata.name as string);
       if (owned.length === 0) {
-        api.modify<AutoscalingRunnerSet>(
-          ACTOR,
-          ARS,
-          ns,
-          name,
-          (o) =>
-            void (o.metadata.finalizers = (o.metadata.finalizers ?? []).filter(
-              (f) => f !== ARS_FINALIZER,
-            )),
-        );
+        removeFinalizer(this.ctx, ACTOR, ARS, ns, name, ARS_FINALIZER);
       }
       return;
     }
     if (!ars.metadata.finalizers?.includes(ARS_FINALIZER)) {
-      api.modify<AutoscalingRunnerSet>(
-        ACTOR,
-        ARS,
-        ns,
-        name,
-        (o) => void (o.metadata.finalizers = [...(o.metadata.finalizers ?? []), ARS_FINALIZER]),
-      );
+      addFinalizers(this.ctx, ACTOR, ARS, ns, name, [ARS_FINALIZER]);
       return;
     }
     let scaleSetId = Number(ars.metadata.annotations?.[ANNOTATION_SCALE_SET_ID] ?? 0);

@@ -11,7 +11,7 @@ import type { ModelContext } from '../models/model-context.js';
 import { ARC_GROUP } from '../api/resources.js';
 import type { StoreEvent } from '../api/store.js';
 import { splitKey, type ReconcileResult } from '../models/work-queue.js';
-import { ownOrOwnerKey, Reconciler } from '../reconciler.js';
+import { addFinalizers, ownOrOwnerKey, Reconciler, removeFinalizer } from '../reconciler.js';
 import { isoTime, type ContainerStatus, type EphemeralRunner, type Pod } from '../types.js';
 import { ARC_FINALIZER, ARC_REGISTRATION_FINALIZER, type ArcBehaviour } from './arc-version.js';
 import { controllerRef, newRunnerPod } from './resource-builder.js';
@@ -32,6 +32,22 @@ export class EphemeralRunnerController extends Reconciler {
     return ownOrOwnerKey(event, `${ER}.${ARC_GROUP}`, 'EphemeralRunner', ['pods', 'secrets']);
   }
 
+  /** Merges `fields` into the ER's status (the status subresource). */
+  private mergeStatus(
+    ns: string | undefined,
+    name: string,
+    fields: NonNullable<EphemeralRunner['status']>,
+  ): void {
+    this.ctx.api.modify<EphemeralRunner>(
+      ACTOR,
+      ER,
+      ns,
+      name,
+      (o) => void (o.status = { ...(o.status ?? {}), ...fields }),
+      { subresource: 'status' },
+    );
+  }
+
   private log(message: string, er: string, fields: Record<string, unknown> = {}) {
     this.ctx.log('arc/ephemeralrunner', message, { ephemeralrunner: er, ...fields });
   }
@@ -47,11 +63,7 @@ export class EphemeralRunnerController extends Reconciler {
     const finalizers = er.metadata.finalizers ?? [];
     if (!finalizers.includes(ARC_REGISTRATION_FINALIZER) || !finalizers.includes(ARC_FINALIZER)) {
       this.log('Adding finalizers', key);
-      api.modify<EphemeralRunner>(ACTOR, ER, ns, name, (o) => {
-        const f = o.metadata.finalizers ?? [];
-        for (const x of [ARC_REGISTRATION_FINALIZER, ARC_FINALIZER]) if (!f.includes(x)) f.push(x);
-        o.metadata.finalizers = f;
-      });
+      addFinalizers(this.ctx, ACTOR, ER, ns, name, [ARC_REGISTRATION_FINALIZER, ARC_FINALIZER]);
       return;
     }
 
@@ -74,21 +86,11 @@ export class EphemeralRunnerController extends Reconciler {
     if (!er.status?.runnerId) {
       const runnerId = this.service.registerRunner(er.spec.runnerScaleSetId, name);
       this.log('Created ephemeral runner JIT config', key, { runnerId });
-      api.modify<EphemeralRunner>(
-        ACTOR,
-        ER,
-        ns,
-        name,
-        (o) => {
-          o.status = {
-            ...(o.status ?? {}),
-            runnerId,
-            runnerName: name,
-            ...(this.arc.jitConfigInStatus ? { runnerJITConfig: `jit-${runnerId}` } : {}),
-          };
-        },
-        { subresource: 'status' },
-      );
+      this.mergeStatus(ns, name, {
+        runnerId,
+        runnerName: name,
+        ...(this.arc.jitConfigInStatus ? { runnerJITConfig: `jit-${runnerId}` } : {}),
+      });
       return;
     }
 
@@ -126,21 +128,11 @@ export class EphemeralRunnerController extends Reconciler {
     if (this.arc.version === '0.9') {
       if (failures > this.arc.maxFailures) {
         this.log('EphemeralRunner has failed more than 5 times. Marking it as failed', name);
-        api.modify<EphemeralRunner>(
-          ACTOR,
-          ER,
-          ns,
-          name,
-          (o) => {
-            o.status = {
-              ...(o.status ?? {}),
-              phase: 'Failed',
-              reason: 'TooManyPodFailures',
-              message: 'Pod has failed to start more than 5 times',
-            };
-          },
-          { subresource: 'status' },
-        );
+        this.mergeStatus(ns, name, {
+          phase: 'Failed',
+          reason: 'TooManyPodFailures',
+          message: 'Pod has failed to start more than 5 times',
+        });
         this.service.removeRunner(er.status?.runnerId as number);
         return;
       }
@@ -183,21 +175,7 @@ export class EphemeralRunnerController extends Reconciler {
       this.log('Failed to create a pod for this ephemeral runner; marking it failed', name, {
         error: e.message,
       });
-      api.modify<EphemeralRunner>(
-        ACTOR,
-        ER,
-        ns,
-        name,
-        (o) => {
-          o.status = {
-            ...(o.status ?? {}),
-            phase: 'Failed',
-            reason: 'InvalidPod',
-            message: e.message,
-          };
-        },
-        { subresource: 'status' },
-      );
+      this.mergeStatus(ns, name, { phase: 'Failed', reason: 'InvalidPod', message: e.message });
       this.service.removeRunner(er.status?.runnerId as number);
     }
   }
@@ -238,14 +216,7 @@ export class EphemeralRunnerController extends Reconciler {
       return this.deletePodAsFailed(er, pod);
     }
     this.log('Ephemeral runner has finished since it does not exist in the service anymore', name);
-    this.ctx.api.modify<EphemeralRunner>(
-      ACTOR,
-      ER,
-      er.metadata.namespace,
-      name,
-      (o) => void (o.status = { ...(o.status ?? {}), phase: 'Succeeded' }),
-      { subresource: 'status' },
-    );
+    this.mergeStatus(er.metadata.namespace, name, { phase: 'Succeeded' });
   }
 
   /** ARC >= 0.13.1 (HEAD-like): every PodFailed is handled; a runner with a job loses its ER. */
@@ -410,18 +381,13 @@ export class EphemeralRunnerController extends Reconciler {
   }
 
   private finalize(er: EphemeralRunner): ReconcileResult | void {
-    const { api } = this.ctx;
     const ns = er.metadata.namespace;
     const name = er.metadata.name as string;
     const finalizers = er.metadata.finalizers ?? [];
     if (!finalizers.includes(ARC_FINALIZER)) return;
     if (finalizers.includes(ARC_REGISTRATION_FINALIZER) && this.arc.backgroundDeregistration) {
       // 0.15 (#4664): the finalizer goes first; RemoveRunner is retried in the background.
-      api.modify<EphemeralRunner>(ACTOR, ER, ns, name, (o) => {
-        o.metadata.finalizers = (o.metadata.finalizers ?? []).filter(
-          (f) => f !== ARC_REGISTRATION_FINALIZER,
-        );
-      });
+      removeFinalizer(this.ctx, ACTOR, ER, ns, name, ARC_REGISTRATION_FINALIZER);
       const runnerId = er.status?.runnerId;
       if (runnerId && er.status?.phase !== 'Succeeded') this.deregisterInBackground(name, runnerId);
     } else if (finalizers.includes(ARC_REGISTRATION_FINALIZER)) {
@@ -438,11 +404,7 @@ export class EphemeralRunnerController extends Reconciler {
         }
         this.log('Successfully removed runner registration from service', name, { outcome });
       }
-      api.modify<EphemeralRunner>(ACTOR, ER, ns, name, (o) => {
-        o.metadata.finalizers = (o.metadata.finalizers ?? []).filter(
-          (f) => f !== ARC_REGISTRATION_FINALIZER,
-        );
-      });
+      removeFinalizer(this.ctx, ACTOR, ER, ns, name, ARC_REGISTRATION_FINALIZER);
       return;
     }
     this.log('Finalizing ephemeral runner', name);
@@ -451,9 +413,7 @@ export class EphemeralRunnerController extends Reconciler {
       return;
     }
     this.log('Removing finalizer', name);
-    api.modify<EphemeralRunner>(ACTOR, ER, ns, name, (o) => {
-      o.metadata.finalizers = (o.metadata.finalizers ?? []).filter((f) => f !== ARC_FINALIZER);
-    });
+    removeFinalizer(this.ctx, ACTOR, ER, ns, name, ARC_FINALIZER);
   }
 }
 

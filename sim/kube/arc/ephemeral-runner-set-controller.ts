@@ -13,7 +13,7 @@ import type { ModelContext } from '../models/model-context.js';
 import { ARC_GROUP } from '../api/resources.js';
 import type { StoreEvent } from '../api/store.js';
 import { nsName, splitKey } from '../models/work-queue.js';
-import { ownOrOwnerKey, Reconciler } from '../reconciler.js';
+import { addFinalizers, ownOrOwnerKey, Reconciler, removeFinalizer } from '../reconciler.js';
 import type { EphemeralRunner, EphemeralRunnerSet } from '../types.js';
 import { ERS_FINALIZER, type ArcBehaviour } from './arc-version.js';
 import { ANNOTATION_PATCH_ID, newEphemeralRunner } from './resource-builder.js';
@@ -89,27 +89,12 @@ export class EphemeralRunnerSetController extends Reconciler {
       for (const er of runners)
         if (!er.metadata.deletionTimestamp) api.delete(ACTOR, ER, ns, er.metadata.name as string);
       if (runners.length === 0) {
-        api.modify<EphemeralRunnerSet>(
-          ACTOR,
-          ERS,
-          ns,
-          name,
-          (o) =>
-            void (o.metadata.finalizers = (o.metadata.finalizers ?? []).filter(
-              (f) => f !== ERS_FINALIZER,
-            )),
-        );
+        removeFinalizer(this.ctx, ACTOR, ERS, ns, name, ERS_FINALIZER);
       }
       return;
     }
     if (!ers.metadata.finalizers?.includes(ERS_FINALIZER)) {
-      api.modify<EphemeralRunnerSet>(
-        ACTOR,
-        ERS,
-        ns,
-        name,
-        (o) => void (o.metadata.finalizers = [...(o.metadata.finalizers ?? []), ERS_FINALIZER]),
-      );
+      addFinalizers(this.ctx, ACTOR, ERS, ns, name, [ERS_FINALIZER]);
       return;
     }
 

@@ -15,7 +15,7 @@ import {
   type EvictionSignal,
   type PressureCondition,
 } from './node-conditions.js';
-import { notReady } from './pod-status.js';
+import { markKilledByKubelet } from './pod-status.js';
 
 /** The kubelet's default eviction-pressure-transition-period. */
 const PRESSURE_TRANSITION_MS = 5 * 60_000;
@@ -43,18 +43,7 @@ export class NodePressure {
     const runner = pod.spec.containers.find((c) => c.name === 'runner') ?? pod.spec.containers[0];
     const message = evictionMessage(signal, runner?.name);
     const now = this.state.ctx.clock.now();
-    const apply = (p: Pod) => {
-      const status = (p.status ??= {});
-      status.phase = 'Failed';
-      status.reason = 'Evicted';
-      status.message = message;
-      setCondition(
-        p,
-        { type: 'DisruptionTarget', status: 'True', reason: 'TerminationByKubelet', message },
-        now,
-      );
-      notReady(p, now);
-    };
+    const apply = (p: Pod) => markKilledByKubelet(p, 'Evicted', message, now);
     this.state.record(pod, node, {
       type: 'Warning',
       reason: 'Evicted',

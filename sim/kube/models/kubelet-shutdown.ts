@@ -6,7 +6,7 @@
 import { setCondition } from '../api/kube-api.js';
 import type { Node } from '../types.js';
 import { KUBELET, type KubeletState } from './kubelet-state.js';
-import { isTerminal, notReady } from './pod-status.js';
+import { isTerminal, markKilledByKubelet } from './pod-status.js';
 import { nsName } from './work-queue.js';
 
 export class NodeShutdown {
@@ -50,18 +50,7 @@ export class NodeShutdown {
       state.stopWith(
         pod,
         rt,
-        (p) => {
-          const status = (p.status ??= {});
-          status.phase = 'Failed';
-          status.reason = 'Terminated';
-          status.message = message;
-          setCondition(
-            p,
-            { type: 'DisruptionTarget', status: 'True', reason: 'TerminationByKubelet', message },
-            clock.now(),
-          );
-          notReady(p, clock.now());
-        },
+        (p) => markKilledByKubelet(p, 'Terminated', message, clock.now()),
         () => rt?.process?.sigterm(),
       );
     }

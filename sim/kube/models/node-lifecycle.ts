@@ -8,6 +8,7 @@
  */
 import { ApiError } from '../api/errors.js';
 import { setCondition } from '../api/kube-api.js';
+import { setDisruptionTarget } from '../api/object-utils.js';
 import { isoTime, type Node, type Pod } from '../types.js';
 import type { ModelContext } from './model-context.js';
 import { isTerminal } from './pod-status.js';
@@ -126,14 +127,10 @@ export class NodeLifecycle {
         ns,
         name,
         (p) =>
-          setCondition(
+          setDisruptionTarget(
             p,
-            {
-              type: 'DisruptionTarget',
-              status: 'True',
-              reason: 'DeletionByTaintManager',
-              message: 'Taint manager: deleting due to NoExecute taint',
-            },
+            'DeletionByTaintManager',
+            'Taint manager: deleting due to NoExecute taint',
             this.ctx.clock.now(),
           ),
         { subresource: 'status' },
@@ -166,16 +163,7 @@ export class NodeLifecycle {
           ns,
           name,
           (p) => {
-            setCondition(
-              p,
-              {
-                type: 'DisruptionTarget',
-                status: 'True',
-                reason: 'DeletionByPodGC',
-                message: 'PodGC: node no longer exists',
-              },
-              clock.now(),
-            );
+            setDisruptionTarget(p, 'DeletionByPodGC', 'PodGC: node no longer exists', clock.now());
             (p.status as { phase: string }).phase = 'Failed';
           },
           { subresource: 'status' },

@@ -1,5 +1,5 @@
 /** Helpers for the pod status shapes the kubelet writes. */
-import { setCondition } from '../api/kube-api.js';
+import { setCondition, setDisruptionTarget } from '../api/object-utils.js';
 import { isoTime, type ContainerStatus, type Pod } from '../types.js';
 
 function containerId(podUid: string, container: string): string {
@@ -107,4 +107,14 @@ export function settlePhase(pod: Pod): void {
   if (!allTerminated(pod) && pod.spec.containers.length !== 1) return;
   const codes = (pod.status?.containerStatuses ?? []).map((c) => c.state.terminated?.exitCode ?? 0);
   (pod.status as { phase: string }).phase = codes.every((c) => c === 0) ? 'Succeeded' : 'Failed';
+}
+
+/** The kubelet ends the pod itself (eviction, node shutdown): Failed with `reason`, disrupted. */
+export function markKilledByKubelet(pod: Pod, reason: string, message: string, now: number): void {
+  const status = (pod.status ??= {});
+  status.phase = 'Failed';
+  status.reason = reason;
+  status.message = message;
+  setDisruptionTarget(pod, 'TerminationByKubelet', message, now);
+  notReady(pod, now);
 }

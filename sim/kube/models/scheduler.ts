@@ -85,32 +85,7 @@ export class Scheduler extends Reconciler {
     );
     const now = clock.now();
     const target = fits[0];
-    if (!target) {
-      const message = `0/${nodes.length} nodes are available: ${nodes.length === 0 ? 'no nodes available to schedule pods' : `${nodes.length} node(s) didn't match Pod's node affinity/selector, had untolerated taint, or were not ready`}. preemption: 0/${nodes.length} nodes are available: ${nodes.length} Preemption is not helpful for scheduling.`;
-      api.modify<Pod>(
-        ACTOR,
-        'pods',
-        ns,
-        name,
-        (p) =>
-          setCondition(
-            p,
-            { type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message },
-            now,
-          ),
-        { subresource: 'status' },
-      );
-      if (!this.reported.has(pod.metadata.uid as string)) {
-        this.reported.add(pod.metadata.uid as string);
-        this.ctx.events.record(
-          pod,
-          { type: 'Warning', reason: 'FailedScheduling', message, component: ACTOR },
-          ACTOR,
-        );
-      }
-      this.onUnschedulable?.([pod]);
-      return;
-    }
+    if (!target) return this.unschedulable(pod, nodes.length, now);
     const nodeName = target.metadata.name as string;
     api.modify<Pod>(ACTOR, 'pods', ns, name, (p) => void (p.spec.nodeName = nodeName));
     api.modify<Pod>(
@@ -131,5 +106,35 @@ export class Scheduler extends Reconciler {
       },
       ACTOR,
     );
+  }
+
+  /** No node fits: PodScheduled=False/Unschedulable, one FailedScheduling event per pod. */
+  private unschedulable(pod: Pod, nodeCount: number, now: number): void {
+    const { api } = this.ctx;
+    const ns = pod.metadata.namespace;
+    const name = pod.metadata.name as string;
+    const message = `0/${nodeCount} nodes are available: ${nodeCount === 0 ? 'no nodes available to schedule pods' : `${nodeCount} node(s) didn't match Pod's node affinity/selector, had untolerated taint, or were not ready`}. preemption: 0/${nodeCount} nodes are available: ${nodeCount} Preemption is not helpful for scheduling.`;
+    api.modify<Pod>(
+      ACTOR,
+      'pods',
+      ns,
+      name,
+      (p) =>
+        setCondition(
+          p,
+          { type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message },
+          now,
+        ),
+      { subresource: 'status' },
+    );
+    if (!this.reported.has(pod.metadata.uid as string)) {
+      this.reported.add(pod.metadata.uid as string);
+      this.ctx.events.record(
+        pod,
+        { type: 'Warning', reason: 'FailedScheduling', message, component: ACTOR },
+        ACTOR,
+      );
+    }
+    this.onUnschedulable?.([pod]);
   }
 }
