@@ -3,6 +3,8 @@ import { RERUN_KINDS, type ActionKind } from '../domain/model/action.js';
 import { composeExplanation } from '../domain/decide/explanation.js';
 import type { LossCause, Signal } from '../domain/model/loss.js';
 import type { Policy } from '../domain/policy/policy.js';
+import { budgetSpent } from '../domain/decide/rule.js';
+import { rerunKilledJob } from '../domain/decide/rules/rerun-killed-job.js';
 import { resolvePolicy } from '../domain/policy/resolve-policy.js';
 import type { CheckRunPublisher } from '../ports/check-runs.js';
 import type { BusEvent } from '../ports/event-publisher.js';
@@ -161,24 +163,17 @@ async function evidence(
   let budget: { limit: number; used: number } | null = null;
   const own = run.facts.actions.find((a) => a.key === audit.key);
   if (RERUN_KINDS.has(audit.target.kind as ActionKind) && audit.cluster) {
-    const limit = resolvePolicy(await deps.policy(), {
+    const settings = resolvePolicy(await deps.policy(), {
       cluster: audit.cluster,
       namespace: audit.namespace,
       scaleSet: audit.scaleSet,
       repo,
-    }).rules.rerunKilledJob.budget;
+    }).rules.rerunKilledJob;
+    const limit = rerunKilledJob.budget(settings) ?? 0;
     // The most spent of the job's budget slots this action charged.
     const used = Math.max(
       0,
-      ...(own?.budgetKeys ?? []).map(
-        (k) =>
-          run.facts.actions.filter(
-            (a) =>
-              !a.dryRun &&
-              a.budgetKeys.includes(k) &&
-              (a.outcome === 'claimed' || a.outcome === 'succeeded'),
-          ).length,
-      ),
+      ...(own?.budgetKeys ?? []).map((k) => budgetSpent(run.facts.actions, k)),
     );
     budget = { limit, used };
   }

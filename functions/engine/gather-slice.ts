@@ -5,9 +5,11 @@ import {
   type JobRecord,
   type RunnerOnNode,
 } from '../domain/model/facts.js';
+import { erJobCacheEntry } from '../domain/correlate/job-records.js';
 import { scaleSetOf } from '../domain/correlate/runner-guard.js';
 import type { ClusterGateway, ClusterGateways } from '../ports/cluster-gateway.js';
 import {
+  RUNNER_SET_KEY,
   emptyStoredFacts,
   type FactsStore,
   type RunnerRef,
@@ -16,9 +18,6 @@ import {
 } from '../ports/facts-store.js';
 import type { Subject } from './subjects.js';
 import { runnerSetPrefix } from '../domain/correlate/runner-of-job.js';
-
-/** Must match the sweep's key for an EphemeralRunnerSet's location. */
-const RUNNER_SET_KEY = 'runner-set:';
 
 /** One slice of the world: the facts of some subjects, read from the store and the clusters. */
 export interface Slice {
@@ -58,120 +57,147 @@ const refKey = (r: RunnerRef) => `${r.cluster}/${r.namespace}/${r.name}`;
 /**
  * Loads the facts of the given subjects: their store partitions and the joins the rules need
  * (a job's run and runner, a runner's jobs, a node's runners), then only their objects from the
- * clusters (GET by name; for a node, the runner pods on it by field selector). Nothing is listed
- * across a cluster.
+ * clusters (GET by name; a node by name). Nothing is listed across a cluster.
  */
 export async function gatherSlice(
   subjects: Subject[],
   deps: SliceDeps,
   now: number,
 ): Promise<Slice> {
-  const configured = new Set(deps.clusters.clusters());
-  const stored = emptyStoredFacts();
-  let itemsRead = 0;
-  const seenParts = new Set<string>();
-  const take = (read: StoreRead) => {
-    itemsRead += read.itemsRead;
-    addFacts(stored, read.facts);
-    for (const r of read.runners) if (configured.has(r.cluster)) runners.set(refKey(r), r);
-  };
-  const runners = new Map<string, RunnerRef>();
-  const nodes = new Map<string, { cluster: string; nodeName: string }>();
-  const nodeSubjects: { cluster: string; nodeName: string }[] = [];
-  const names = new Set<string>();
-  const runs = new Map<string, { repo: string; runId: number }>();
+  const reader = new SliceReader(deps, now);
+  for (const s of subjects) await reader.readSubject(s);
+  // Runs first (their jobs name runners), then runner names (their jobs may name runs).
+  await reader.readRuns();
+  await reader.readNames(true);
+  await reader.readRuns();
+  await reader.readNames(false);
+  await reader.locateByScaleSet();
+  return reader.readClusters();
+}
 
-  // A node's partition holds its signals and the runner pods the sweep proved bound to it: a
-  // node signal is decided from those, reading a runner's objects only when a rule asks.
-  const onNodes = new Map<string, RunnerOnNode[]>();
-  const readNodePartition = async (n: { cluster: string; nodeName: string }) => {
-    const key = `node:${n.cluster}/${n.nodeName}`;
-    if (seenParts.has(key)) return;
-    seenParts.add(key);
-    const read = await deps.store.readNode(n.cluster, n.nodeName, now);
-    take(read);
-    const watched = deps.clusters.namespaces(n.cluster);
-    const here = read.runnersOnNode.filter(
-      (r) => watched === null || watched.includes(r.namespace),
-    );
-    onNodes.set(`${n.cluster}/${n.nodeName}`, here);
-    for (const r of here) names.add(r.name);
-  };
+type NodeRef = { cluster: string; nodeName: string };
+type Witness = { cluster: string; namespace: string; scaleSet: string };
 
-  for (const s of subjects) {
-    if ('cluster' in s && !configured.has(s.cluster)) continue;
+/** The state of one slice being read: what was read so far, and what remains to read. */
+class SliceReader {
+  private readonly configured: Set<string>;
+  private readonly stored = emptyStoredFacts();
+  private itemsRead = 0;
+  private readonly seenParts = new Set<string>();
+  private readonly runners = new Map<string, RunnerRef>();
+  private readonly nodes = new Map<string, NodeRef>();
+  private readonly nodeSubjects: NodeRef[] = [];
+  private readonly names = new Set<string>();
+  private readonly runs = new Map<string, { repo: string; runId: number }>();
+  /** The runner pods the sweep proved bound to each node read (cluster/node → runners). */
+  private readonly onNodes = new Map<string, RunnerOnNode[]>();
+  private readonly witnesses = new Map<string, Witness>();
+
+  constructor(
+    private readonly deps: SliceDeps,
+    private readonly now: number,
+  ) {
+    this.configured = new Set(deps.clusters.clusters());
+  }
+
+  private take(read: StoreRead): void {
+    this.itemsRead += read.itemsRead;
+    addFacts(this.stored, read.facts);
+    for (const r of read.runners)
+      if (this.configured.has(r.cluster)) this.runners.set(refKey(r), r);
+  }
+
+  /** Reads a part once: a store partition or index already read adds nothing. */
+  private firstTime(part: string): boolean {
+    if (this.seenParts.has(part)) return false;
+    this.seenParts.add(part);
+    return true;
+  }
+
+  async readSubject(s: Subject): Promise<void> {
+    if ('cluster' in s && !this.configured.has(s.cluster)) return;
     switch (s.kind) {
       case 'runner':
-        runners.set(refKey(s), s);
-        names.add(s.name);
-        break;
+        this.runners.set(refKey(s), s);
+        this.names.add(s.name);
+        return;
       case 'runner-name':
-        names.add(s.name);
-        break;
+        this.names.add(s.name);
+        return;
       case 'job': {
-        const read = await deps.store.readJob(s.repo, s.jobId, now);
-        take(read);
-        for (const j of read.facts.jobs) if (j.job.runnerName) names.add(j.job.runnerName);
-        break;
+        const read = await this.deps.store.readJob(s.repo, s.jobId, this.now);
+        this.take(read);
+        for (const j of read.facts.jobs) if (j.job.runnerName) this.names.add(j.job.runnerName);
+        return;
       }
       case 'run':
-        runs.set(`${s.repo}#${s.runId}`, s);
-        break;
+        this.runs.set(`${s.repo}#${s.runId}`, s);
+        return;
       case 'node':
-        nodes.set(`${s.cluster}/${s.nodeName}`, s);
-        nodeSubjects.push(s);
-        await readNodePartition(s);
-        break;
+        return this.readNode(s);
       case 'instance': {
-        const { node, read } = await deps.store.readInstance(s.instanceId, now);
-        take(read);
-        if (node && configured.has(node.cluster)) {
-          nodes.set(`${node.cluster}/${node.nodeName}`, node);
-          nodeSubjects.push(node);
-          await readNodePartition(node);
-        }
-        break;
+        const { node, read } = await this.deps.store.readInstance(s.instanceId, this.now);
+        this.take(read);
+        if (node && this.configured.has(node.cluster)) await this.readNode(node);
+        return;
       }
       case 'namespace':
-        break;
+        return;
     }
   }
 
-  // Runs first (their jobs name runners), then runner names (their jobs may name runs).
-  const readRuns = async () => {
-    for (const [k, r] of runs) {
-      if (seenParts.has(`run:${k}`)) continue;
-      seenParts.add(`run:${k}`);
-      const read = await deps.store.readRun(r.repo, r.runId, now);
-      take(read);
-      for (const j of read.facts.jobs)
-        if (j.job.runnerName && j.job.conclusion !== 'success') names.add(j.job.runnerName);
-    }
-  };
-  const readNames = async (followRuns: boolean) => {
-    for (const name of names) {
-      if (seenParts.has(`name:${name}`)) continue;
-      seenParts.add(`name:${name}`);
-      const read = await deps.store.readRunnerName(name, now);
-      take(read);
-      if (followRuns) followRunsOf(read.facts.jobs, name, runs);
-    }
-  };
-  await readRuns();
-  await readNames(true);
-  await readRuns();
-  await readNames(false);
+  /**
+   * A node's partition holds its signals and the runner pods the sweep proved bound to it: a
+   * node signal is decided from those, reading a runner's objects only when a rule asks.
+   */
+  private async readNode(n: NodeRef): Promise<void> {
+    this.nodes.set(`${n.cluster}/${n.nodeName}`, n);
+    this.nodeSubjects.push(n);
+    if (!this.firstTime(`node:${n.cluster}/${n.nodeName}`)) return;
+    const read = await this.deps.store.readNode(n.cluster, n.nodeName, this.now);
+    this.take(read);
+    const watched = this.deps.clusters.namespaces(n.cluster);
+    const here = read.runnersOnNode.filter(
+      (r) => watched === null || watched.includes(r.namespace),
+    );
+    this.onNodes.set(`${n.cluster}/${n.nodeName}`, here);
+    for (const r of here) this.names.add(r.name);
+  }
 
-  // A runner known only by name (a job's runner_name) is looked for where its scale set lives.
-  const remembered = [...onNodes.values()].flat();
-  const located = new Set([...runners.values(), ...remembered].map((r) => r.name));
-  const witnesses = new Map<string, { cluster: string; namespace: string; scaleSet: string }>();
-  const unlocated = [...names].filter((n) => !located.has(n));
-  if (unlocated.length > 0) {
-    const { sets, itemsRead: n } = await deps.store.readScaleSets(now);
-    itemsRead += n;
+  async readRuns(): Promise<void> {
+    for (const [k, r] of this.runs) {
+      if (!this.firstTime(`run:${k}`)) continue;
+      const read = await this.deps.store.readRun(r.repo, r.runId, this.now);
+      this.take(read);
+      for (const j of read.facts.jobs)
+        if (j.job.runnerName && j.job.conclusion !== 'success') this.names.add(j.job.runnerName);
+    }
+  }
+
+  async readNames(followRuns: boolean): Promise<void> {
+    for (const name of this.names) await this.readName(name, followRuns);
+  }
+
+  private async readName(name: string, followRuns: boolean): Promise<void> {
+    if (!this.firstTime(`name:${name}`)) return;
+    const read = await this.deps.store.readRunnerName(name, this.now);
+    this.take(read);
+    if (followRuns) followRunsOf(read.facts.jobs, name, this.runs);
+  }
+
+  private remembered(): RunnerOnNode[] {
+    return [...this.onNodes.values()].flat();
+  }
+
+  /** A runner known only by name (a job's runner_name) is looked for where its scale set lives. */
+  async locateByScaleSet(): Promise<void> {
+    const located = new Set([...this.runners.values(), ...this.remembered()].map((r) => r.name));
+    const unlocated = [...this.names].filter((n) => !located.has(n));
+    if (unlocated.length === 0) return;
+    const { sets, itemsRead } = await this.deps.store.readScaleSets(this.now);
+    this.itemsRead += itemsRead;
     for (const name of unlocated) {
-      const job = stored.jobs.find((j) => j.job.runnerName === name);
+      const job = this.stored.jobs.find((j) => j.job.runnerName === name);
       const prefix = runnerSetPrefix(name);
       const exact = prefix ? sets[`${RUNNER_SET_KEY}${prefix}`] : undefined;
       for (const label of job?.job.labels ?? []) {
@@ -180,9 +206,9 @@ export async function gatherSlice(
         // Where its EphemeralRunnerSet lives, when known; else every home of its scale set.
         for (const where of exact ?? scaleSet) {
           const [cluster, namespace] = where.split('/');
-          if (!cluster || !namespace || !configured.has(cluster)) continue;
-          runners.set(refKey({ cluster, namespace, name }), { cluster, namespace, name });
-          witnesses.set(`${cluster}/${namespace}/${label}`, {
+          if (!cluster || !namespace || !this.configured.has(cluster)) continue;
+          this.runners.set(refKey({ cluster, namespace, name }), { cluster, namespace, name });
+          this.witnesses.set(`${cluster}/${namespace}/${label}`, {
             cluster,
             namespace,
             scaleSet: label,
@@ -192,102 +218,130 @@ export async function gatherSlice(
     }
   }
 
-  const facts: Facts = { ...emptyFacts(), ...stored, runnersOnNodes: remembered };
-  const unavailable: Slice['unavailable'] = [];
-  const byCluster = new Map<string, { runners: RunnerRef[]; nodes: string[] }>();
-  const group = (cluster: string) => {
-    let g = byCluster.get(cluster);
-    if (!g) byCluster.set(cluster, (g = { runners: [], nodes: [] }));
-    return g;
-  };
-  for (const r of runners.values()) group(r.cluster).runners.push(r);
-  for (const n of nodes.values()) group(n.cluster).nodes.push(n.nodeName);
+  /** Reads each cluster's objects of the slice; a cluster that fails is left out, alone. */
+  async readClusters(): Promise<Slice> {
+    const facts: Facts = { ...emptyFacts(), ...this.stored, runnersOnNodes: this.remembered() };
+    const unavailable: Slice['unavailable'] = [];
+    const byCluster = new Map<string, { runners: RunnerRef[]; nodes: string[] }>();
+    const group = (cluster: string) => {
+      let g = byCluster.get(cluster);
+      if (!g) byCluster.set(cluster, (g = { runners: [], nodes: [] }));
+      return g;
+    };
+    for (const r of this.runners.values()) group(r.cluster).runners.push(r);
+    for (const n of this.nodes.values()) group(n.cluster).nodes.push(n.nodeName);
+    for (const [cluster, g] of byCluster) {
+      try {
+        await this.readCluster(cluster, g, facts);
+      } catch (error) {
+        unavailable.push({ cluster, error: error as Error });
+        dropCluster(facts, cluster);
+      }
+    }
+    // A registration is judged only when its runner's objects were read in this slice.
+    const looked = new Set(
+      [...this.runners.values()]
+        .filter((r) => !unavailable.some((u) => u.cluster === r.cluster))
+        .map((r) => r.name),
+    );
+    facts.registrations = facts.registrations.filter((r) => looked.has(r.name));
+    this.itemsRead += await readBreakers(facts, this.deps.store, this.now);
+    return { facts: dedupeFacts(facts), unavailable, itemsRead: this.itemsRead };
+  }
 
-  for (const [cluster, g] of byCluster) {
-    try {
-      const gateway = await deps.clusters.forCluster(cluster);
-      // A node the sweep has seen no runner on (a new node, or before the first sweep): its
-      // runner pods are listed on it by field selector, when runner-medic may list across the
-      // cluster. A namespaced deployment waits for the sweep to place them.
-      const listedPods = new Map<string, Pod>();
-      for (const n of nodeSubjects.filter((x) => x.cluster === cluster)) {
-        if ((onNodes.get(`${cluster}/${n.nodeName}`) ?? []).length > 0) continue;
-        if (deps.clusters.namespaces(cluster) !== null) continue;
-        for (const pod of await gateway.listRunnerPodsOnNode(n.nodeName)) {
-          const ref = { cluster, namespace: pod.metadata.namespace, name: pod.metadata.name };
-          listedPods.set(refKey(ref), pod);
-          if (runners.has(refKey(ref))) continue;
-          runners.set(refKey(ref), ref);
-          g.runners.push(ref);
-          if (!seenParts.has(`name:${ref.name}`)) {
-            seenParts.add(`name:${ref.name}`);
-            const read = await deps.store.readRunnerName(ref.name, now);
-            take(read);
-            followRunsOf(read.facts.jobs, ref.name, runs);
-          }
-        }
+  private async readCluster(
+    cluster: string,
+    g: { runners: RunnerRef[]; nodes: string[] },
+    facts: Facts,
+  ): Promise<void> {
+    const gateway = await this.deps.clusters.forCluster(cluster);
+    const listedPods = await this.listPodsOnUnknownNodes(cluster, gateway, g.runners);
+    // The runs of jobs on the node's runners: their other jobs tell whether a sibling still
+    // runs on a live runner (rule 4 cancels a run only when none does).
+    await this.readRuns();
+    const objects = await readRunners(gateway, g.runners, listedPods);
+    facts.pods.push(...objects.pods);
+    facts.ephemeralRunners.push(...objects.ers);
+    await this.readWitnesses(cluster, gateway, g.runners, objects, facts);
+    const nodeNames = new Set([
+      ...g.nodes,
+      ...objects.pods.map((p) => p.nodeName).filter((n): n is string => n !== null),
+    ]);
+    for (const nodeName of nodeNames) await this.readNodeObject(cluster, nodeName, gateway, facts);
+    await noteRunnerObjects(facts, this.deps.store, cluster, g.runners, objects, this.now);
+  }
+
+  /**
+   * A node the sweep has seen no runner on (a new node, or before the first sweep): its runner
+   * pods are listed on it by field selector, when runner-medic may list across the cluster. A
+   * namespaced deployment waits for the sweep to place them.
+   */
+  private async listPodsOnUnknownNodes(
+    cluster: string,
+    gateway: ClusterGateway,
+    clusterRunners: RunnerRef[],
+  ): Promise<Map<string, Pod>> {
+    const listedPods = new Map<string, Pod>();
+    for (const n of this.nodeSubjects.filter((x) => x.cluster === cluster)) {
+      if ((this.onNodes.get(`${cluster}/${n.nodeName}`) ?? []).length > 0) continue;
+      if (this.deps.clusters.namespaces(cluster) !== null) continue;
+      for (const pod of await gateway.listRunnerPodsOnNode(n.nodeName)) {
+        const ref = { cluster, namespace: pod.metadata.namespace, name: pod.metadata.name };
+        listedPods.set(refKey(ref), pod);
+        if (this.runners.has(refKey(ref))) continue;
+        this.runners.set(refKey(ref), ref);
+        clusterRunners.push(ref);
+        await this.readName(ref.name, true);
       }
-      // The runs of jobs on the node's runners: their other jobs tell whether a sibling still
-      // runs on a live runner (rule 4 cancels a run only when none does).
-      await readRuns();
-      const objects = await readRunners(gateway, g.runners, listedPods);
-      facts.pods.push(...objects.pods);
-      facts.ephemeralRunners.push(...objects.ers);
-      // A runner whose objects are gone is still known as ARC's through another runner of its
-      // scale set (one list, limit 1, in its namespace).
-      for (const w of witnesses.values()) {
-        if (w.cluster !== cluster) continue;
-        const missing = g.runners.some(
-          (r) =>
-            r.namespace === w.namespace &&
-            !objects.ers.some(
-              (e) => e.metadata.name === r.name && e.metadata.namespace === r.namespace,
-            ) &&
-            !objects.pods.some(
-              (p) => p.metadata.name === r.name && p.metadata.namespace === r.namespace,
-            ),
-        );
-        if (!missing) continue;
-        const kin = await gateway.findRunnerOfScaleSet(w.scaleSet, [w.namespace]);
-        if (kin) facts.ephemeralRunners.push(kin);
-      }
-      const nodeNames = new Set([
-        ...g.nodes,
-        ...objects.pods.map((p) => p.nodeName).filter((n): n is string => n !== null),
-      ]);
-      for (const nodeName of nodeNames) {
-        const node: Node | null = await gateway.getNode(nodeName);
-        if (node) {
-          facts.nodes.push(node);
-          if (node.instanceId)
-            await deps.store.recordInstance(node.instanceId, cluster, nodeName, now);
-        }
-        if (!seenParts.has(`node:${cluster}/${nodeName}`)) {
-          seenParts.add(`node:${cluster}/${nodeName}`);
-          const read = await deps.store.readNode(cluster, nodeName, now);
-          itemsRead += read.itemsRead;
-          facts.nodeSignals.push(...read.facts.nodeSignals);
-        }
-      }
-      await noteRunnerObjects(facts, deps.store, cluster, g.runners, objects, now);
-    } catch (error) {
-      unavailable.push({ cluster, error: error as Error });
-      dropCluster(facts, cluster);
+    }
+    return listedPods;
+  }
+
+  /**
+   * A runner whose objects are gone is still known as ARC's through another runner of its
+   * scale set (one list, limit 1, in its namespace).
+   */
+  private async readWitnesses(
+    cluster: string,
+    gateway: ClusterGateway,
+    clusterRunners: RunnerRef[],
+    objects: { pods: Pod[]; ers: EphemeralRunner[] },
+    facts: Facts,
+  ): Promise<void> {
+    const has = (xs: { metadata: { name: string; namespace: string } }[], r: RunnerRef) =>
+      xs.some((x) => x.metadata.name === r.name && x.metadata.namespace === r.namespace);
+    for (const w of this.witnesses.values()) {
+      if (w.cluster !== cluster) continue;
+      const missing = clusterRunners.some(
+        (r) => r.namespace === w.namespace && !has(objects.ers, r) && !has(objects.pods, r),
+      );
+      if (!missing) continue;
+      const kin = await gateway.findRunnerOfScaleSet(w.scaleSet, [w.namespace]);
+      if (kin) facts.ephemeralRunners.push(kin);
     }
   }
-  // A registration is judged only when its runner's objects were read in this slice.
-  const looked = new Set(
-    [...runners.values()]
-      .filter((r) => !unavailable.some((u) => u.cluster === r.cluster))
-      .map((r) => r.name),
-  );
-  facts.registrations = facts.registrations.filter((r) => looked.has(r.name));
-  itemsRead += await readBreakers(facts, deps.store, now);
-  return { facts: dedupeFacts(facts), unavailable, itemsRead };
+
+  private async readNodeObject(
+    cluster: string,
+    nodeName: string,
+    gateway: ClusterGateway,
+    facts: Facts,
+  ): Promise<void> {
+    const node: Node | null = await gateway.getNode(nodeName);
+    if (node) {
+      facts.nodes.push(node);
+      if (node.instanceId)
+        await this.deps.store.recordInstance(node.instanceId, cluster, nodeName, this.now);
+    }
+    if (!this.firstTime(`node:${cluster}/${nodeName}`)) return;
+    const read = await this.deps.store.readNode(cluster, nodeName, this.now);
+    this.itemsRead += read.itemsRead;
+    facts.nodeSignals.push(...read.facts.nodeSignals);
+  }
 }
 
 /** GET each runner's pod (unless just listed) and EphemeralRunner by name. */
-export async function readRunners(
+async function readRunners(
   gateway: ClusterGateway,
   refs: RunnerRef[],
   listedPods: ReadonlyMap<string, Pod> = new Map(),
@@ -323,23 +377,13 @@ export async function noteRunnerObjects(
   const erNames = new Set(objects.ers.map((e) => `${e.metadata.namespace}/${e.metadata.name}`));
   for (const er of objects.ers) {
     const { name, namespace } = er.metadata;
-    if (er.job.workflowRunId !== null || er.job.jobId !== null) {
-      const known = facts.erJobCache.some(
-        (e) => e.cluster === cluster && e.namespace === namespace && e.runnerName === name,
-      );
-      if (!known) {
-        const entry = {
-          cluster,
-          namespace,
-          runnerName: name,
-          scaleSet: scaleSetOf(er.metadata),
-          runnerId: er.runnerId,
-          job: er.job,
-          seenAt: now,
-        };
-        await store.cacheErJob(entry, now);
-        facts.erJobCache.push(entry);
-      }
+    const entry = erJobCacheEntry(er, now);
+    const known = facts.erJobCache.some(
+      (e) => e.cluster === cluster && e.namespace === namespace && e.runnerName === name,
+    );
+    if (entry && !known) {
+      await store.cacheErJob(entry, now);
+      facts.erJobCache.push(entry);
     }
     const missing = facts.missingPods.find(
       (m) => m.cluster === cluster && m.namespace === namespace && m.name === name,

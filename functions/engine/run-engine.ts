@@ -1,7 +1,7 @@
 import type { EngineLog, EngineMetrics } from '../ports/engine-reporting.js';
 import type { WakeScheduler } from '../ports/wake-scheduler.js';
 import { MUTATING_KINDS } from '../domain/model/action.js';
-import type { Action, ActionOutcome, Decision, HeldAction } from '../domain/model/action.js';
+import type { Action, ActionOutcome, Decision, HeldAction, Need } from '../domain/model/action.js';
 import { correlate } from '../domain/correlate/correlate.js';
 import { decide } from '../domain/decide/decide.js';
 import type { Facts } from '../domain/model/facts.js';
@@ -178,7 +178,7 @@ function dropForeignEvents(trigger: Trigger, deps: EngineDeps): Trigger {
 }
 
 /** Decides for one slice, acts, books the breakers and keeps its timers as data. */
-export async function decideAndAct(
+async function decideAndAct(
   subjects: Subject[],
   slice: Slice,
   policy: Policy,
@@ -191,7 +191,38 @@ export async function decideAndAct(
   const { facts } = slice;
   const decision = await decideWithNeeds(facts, policy, now, deps);
   await countConfirmedLosses(facts, policy, now, deps);
+  const failedActions = await actOnAll(decision, facts, now, deps, report);
+  for (const held of decision.held) {
+    deps.log.info('action held by a guardrail', { ...held });
+    report.held.push(held);
+  }
+  for (const hold of breakerHolds(decision, facts, now))
+    await holdInBreaker(hold, facts, now, deps);
+  for (const held of decision.held)
+    if (held.why.startsWith('re-run budget')) await reportGaveUp(held, now, deps);
 
+  let retryActionsAt: number | null = null;
+  if (failedActions > 0) {
+    for (const s of subjects) {
+      const { failures } = await deps.store.noteFailure(subjectKey(s), now);
+      retryActionsAt = earliest(
+        retryActionsAt,
+        now + RETRY_BASE_MS * 2 ** Math.min(failures - 1, 8),
+      );
+    }
+  }
+  const wakeAt = earliest(earliest(decision.wakeAt, retryAt), retryActionsAt);
+  if (wakeAt !== null) await scheduleDecideAgain(wakeAt, subjects, decision, now, deps, report);
+}
+
+/** Carries out each action; one that throws fails alone. Returns how many failed. */
+async function actOnAll(
+  decision: Decision,
+  facts: Facts,
+  now: number,
+  deps: EngineDeps,
+  report: EngineReport,
+): Promise<number> {
   let failedActions = 0;
   for (const action of decision.actions) {
     let acted: ActionReport;
@@ -215,13 +246,21 @@ export async function decideAndAct(
       await deps.store.openBreaker(t.cluster, t.scaleSet, now, now + t.windowSeconds * 1000, now);
     }
   }
-  const breakerHolds = new Map<
-    string,
-    { cluster: string; scaleSet: string | null; keys: string[]; closesAt: number | null }
-  >();
+  return failedActions;
+}
+
+/** What one open breaker holds of this decision: subject keys, and when it closes. */
+interface BreakerHold {
+  cluster: string;
+  scaleSet: string | null;
+  keys: string[];
+  closesAt: number | null;
+}
+
+/** The runners a breaker held in this decision, grouped by the breaker (stored, or just tripped). */
+function breakerHolds(decision: Decision, facts: Facts, now: number): BreakerHold[] {
+  const holds = new Map<string, BreakerHold>();
   for (const held of decision.held) {
-    deps.log.info('action held by a guardrail', { ...held });
-    report.held.push(held);
     const { cluster, namespace, runnerName, scaleSet } = held.scope;
     if (!held.why.startsWith('circuit breaker open') || !cluster || !namespace || !runnerName)
       continue;
@@ -238,77 +277,76 @@ export async function decideAndAct(
         a.target.cluster === cluster &&
         (a.target.scaleSet === null || a.target.scaleSet === scaleSet),
     );
-    const openSet = open
-      ? open.scaleSet
-      : tripped?.target.kind === 'trip-breaker'
-        ? tripped.target.scaleSet
-        : null;
+    const trip = tripped?.target.kind === 'trip-breaker' ? tripped.target : null;
+    const openSet = open ? open.scaleSet : (trip?.scaleSet ?? null);
     const k = `${cluster}#${openSet ?? '*'}`;
-    const closesAt =
-      open?.openUntil ??
-      (tripped?.target.kind === 'trip-breaker' ? now + tripped.target.windowSeconds * 1000 : null);
-    const entry = breakerHolds.get(k) ?? { cluster, scaleSet: openSet, keys: [], closesAt };
+    const closesAt = open?.openUntil ?? (trip ? now + trip.windowSeconds * 1000 : null);
+    const entry = holds.get(k) ?? { cluster, scaleSet: openSet, keys: [], closesAt };
     entry.keys.push(subjectKey({ kind: 'runner', cluster, namespace, name: runnerName }));
-    breakerHolds.set(k, entry);
+    holds.set(k, entry);
   }
-  for (const h of breakerHolds.values()) {
-    const before = facts.breakers.find((b) => b.cluster === h.cluster && b.scaleSet === h.scaleSet);
-    const fresh = h.keys.filter((k) => !(before?.held ?? []).includes(k));
-    if (fresh.length === 0) continue;
-    await deps.store.holdInBreaker(h.cluster, h.scaleSet, fresh, now);
-    // When the breaker closes, what it held is decided again in the order it was held: timers
-    // at its close, in their place in its list, decided one by one before other timers then.
-    if (h.closesAt !== null) {
-      const due = await deps.store.nextWake(now);
-      await deps.store.scheduleWake(h.closesAt, now, fresh, before?.held.length ?? 0);
-      if (due === null || h.closesAt < due) await deps.wake?.wakeAt(h.closesAt);
-    }
-    // The breaker's audit trail lists what it holds, so an operator sees the work it stopped.
-    await deps.bus.publish([
-      {
-        source: 'runner-medic',
-        detailType: 'BreakerHolding',
-        time: new Date(now),
-        detail: {
-          cluster: h.cluster,
-          scaleSet: h.scaleSet,
-          trippedAt: before?.trippedAt ?? null,
-          openUntil: before?.openUntil ?? null,
-          held: [...(before?.held ?? []), ...fresh],
-        },
-      },
-    ]);
-    deps.metrics.count('BreakerHolding', { cluster: h.cluster });
-  }
-  for (const held of decision.held)
-    if (held.why.startsWith('re-run budget')) await reportGaveUp(held, now, deps);
+  return [...holds.values()];
+}
 
-  let retryActionsAt: number | null = null;
-  if (failedActions > 0) {
-    for (const s of subjects) {
-      const { failures } = await deps.store.noteFailure(subjectKey(s), now);
-      retryActionsAt = earliest(
-        retryActionsAt,
-        now + RETRY_BASE_MS * 2 ** Math.min(failures - 1, 8),
-      );
-    }
-  }
-  const wakeAt = earliest(earliest(decision.wakeAt, retryAt), retryActionsAt);
-  if (wakeAt !== null) {
-    // After a cancel, its run is decided again too: the force-cancel and the re-run follow it
-    // even when the runner that led to it is gone from the trigger's subjects.
-    const runsCancelled: Subject[] = decision.actions.flatMap((a) =>
-      a.target.kind === 'cancel-run' || a.target.kind === 'force-cancel-run'
-        ? [{ kind: 'run' as const, repo: a.target.repo, runId: a.target.runId }]
-        : [],
-    );
-    const keys = dedupe([...subjects, ...runsCancelled]).map(subjectKey);
+/**
+ * Books what a breaker newly holds. When it closes, what it held is decided again in the order
+ * it was held: timers at its close, in their place in its list, decided one by one before other
+ * timers then. Its audit trail lists what it holds, so an operator sees the work it stopped.
+ */
+async function holdInBreaker(
+  h: BreakerHold,
+  facts: Facts,
+  now: number,
+  deps: EngineDeps,
+): Promise<void> {
+  const before = facts.breakers.find((b) => b.cluster === h.cluster && b.scaleSet === h.scaleSet);
+  const fresh = h.keys.filter((k) => !(before?.held ?? []).includes(k));
+  if (fresh.length === 0) return;
+  await deps.store.holdInBreaker(h.cluster, h.scaleSet, fresh, now);
+  if (h.closesAt !== null) {
     const due = await deps.store.nextWake(now);
-    await deps.store.scheduleWake(wakeAt, now, keys);
-    // One wake-up per moment: a wake already due no later than this one will decide again.
-    if (due === null || wakeAt < due) await deps.wake?.wakeAt(wakeAt);
-    report.wakeAt = earliest(report.wakeAt, wakeAt);
+    await deps.store.scheduleWake(h.closesAt, now, fresh, before?.held.length ?? 0);
+    if (due === null || h.closesAt < due) await deps.wake?.wakeAt(h.closesAt);
   }
+  await deps.bus.publish([
+    {
+      source: 'runner-medic',
+      detailType: 'BreakerHolding',
+      time: new Date(now),
+      detail: {
+        cluster: h.cluster,
+        scaleSet: h.scaleSet,
+        trippedAt: before?.trippedAt ?? null,
+        openUntil: before?.openUntil ?? null,
+        held: [...(before?.held ?? []), ...fresh],
+      },
+    },
+  ]);
+  deps.metrics.count('BreakerHolding', { cluster: h.cluster });
+}
+
+/** Keeps a timer as data: at `wakeAt`, decide again for these subjects. */
+async function scheduleDecideAgain(
+  wakeAt: number,
+  subjects: Subject[],
+  decision: Decision,
+  now: number,
+  deps: EngineDeps,
+  report: EngineReport,
+): Promise<void> {
+  // After a cancel, its run is decided again too: the force-cancel and the re-run follow it
+  // even when the runner that led to it is gone from the trigger's subjects.
+  const runsCancelled: Subject[] = decision.actions.flatMap((a) =>
+    a.target.kind === 'cancel-run' || a.target.kind === 'force-cancel-run'
+      ? [{ kind: 'run' as const, repo: a.target.repo, runId: a.target.runId }]
+      : [],
+  );
+  const keys = dedupe([...subjects, ...runsCancelled]).map(subjectKey);
+  const due = await deps.store.nextWake(now);
+  await deps.store.scheduleWake(wakeAt, now, keys);
+  // One wake-up per moment: a wake already due no later than this one will decide again.
+  if (due === null || wakeAt < due) await deps.wake?.wakeAt(wakeAt);
+  report.wakeAt = earliest(report.wakeAt, wakeAt);
 }
 
 /**
@@ -425,67 +463,17 @@ async function decideWithNeeds(
     deps.log.info('reading more facts', { needs: decision.needs });
     let learned = false;
     for (const need of decision.needs) {
-      const ref = 'repo' in need ? { repo: need.repo, installationId: need.installationId } : null;
-      const org = ref ? (ref.repo.split('/')[0] ?? ref.repo) : null;
+      const org = 'repo' in need ? (need.repo.split('/')[0] ?? need.repo) : null;
       if (org && failedOrgs.has(org)) continue;
       try {
-        if (need.kind === 'annotations' && ref) {
-          const annotations = await deps.github.listAnnotations(ref, need.jobId);
-          await deps.store.setJobAnnotations(need.repo, need.jobId, annotations, now);
-          facts.jobs = facts.jobs.map((j) =>
-            j.repository.fullName === need.repo && j.job.jobId === need.jobId
-              ? { ...j, annotations }
-              : j,
-          );
-          learned = true;
-        } else if (need.kind === 'run' && ref) {
-          const run = await deps.github.getRun(ref, need.runId);
-          const job = facts.jobs.find((j) => j.repository.fullName === need.repo);
-          if (run && job) {
-            const record = { repository: job.repository, installationId: need.installationId, run };
-            await deps.store.recordRun(record, now);
-            facts.runs = [...facts.runs.filter((r) => r.run.runId !== run.runId), record];
-            learned = true;
-          }
-        } else if (need.kind === 'runner-objects') {
-          const gateway = await deps.clusters.forCluster(need.cluster);
-          const [pod, er] = await Promise.all([
-            gateway.getPod(need.namespace, need.name),
-            gateway.getEphemeralRunner(need.namespace, need.name),
-          ]);
-          if (pod) facts.pods = [...facts.pods, pod];
-          if (er) facts.ephemeralRunners = [...facts.ephemeralRunners, er];
-          // Read and found gone: the memory of it no longer stands for it.
-          facts.runnersOnNodes = facts.runnersOnNodes.filter(
-            (r) =>
-              r.cluster !== need.cluster || r.namespace !== need.namespace || r.name !== need.name,
-          );
-          learned = true;
-        } else if (need.kind === 'ephemeral-runner') {
-          const gateway = await deps.clusters.forCluster(need.cluster);
-          const er = await gateway.getEphemeralRunner(need.namespace, need.name);
-          if (er && !facts.ephemeralRunners.some((e) => e.metadata.uid === er.metadata.uid)) {
-            facts.ephemeralRunners = [...facts.ephemeralRunners, er];
-          }
-          if (
-            !er &&
-            !facts.listings.some(
-              (l) => l.cluster === need.cluster && l.namespace === need.namespace,
-            )
-          )
-            facts.listings = [
-              ...facts.listings,
-              { cluster: need.cluster, namespace: need.namespace, at: now },
-            ];
-          learned = true;
-        }
+        if (await readNeed(need, facts, now, deps)) learned = true;
       } catch (error) {
         // One org or cluster that cannot be read fails only what needs it.
         if (org) {
           failedOrgs.add(org);
           deps.log.warn('installation unavailable', { org, error: (error as Error).message });
           deps.metrics.count('InstallationUnavailable', { org });
-        } else if (need.kind === 'ephemeral-runner' || need.kind === 'runner-objects') {
+        } else if ('cluster' in need) {
           deps.log.warn('cluster unavailable', {
             cluster: need.cluster,
             error: (error as Error).message,
@@ -502,6 +490,62 @@ async function decideWithNeeds(
     decision = decide(facts, policy, now);
   }
   return decision;
+}
+
+/** Reads what a decision asked for into `facts`; true when something was learned. */
+async function readNeed(need: Need, facts: Facts, now: number, deps: EngineDeps): Promise<boolean> {
+  switch (need.kind) {
+    case 'annotations': {
+      const ref = { repo: need.repo, installationId: need.installationId };
+      const annotations = await deps.github.listAnnotations(ref, need.jobId);
+      await deps.store.setJobAnnotations(need.repo, need.jobId, annotations, now);
+      facts.jobs = facts.jobs.map((j) =>
+        j.repository.fullName === need.repo && j.job.jobId === need.jobId
+          ? { ...j, annotations }
+          : j,
+      );
+      return true;
+    }
+    case 'run': {
+      const ref = { repo: need.repo, installationId: need.installationId };
+      const run = await deps.github.getRun(ref, need.runId);
+      const job = facts.jobs.find((j) => j.repository.fullName === need.repo);
+      if (!run || !job) return false;
+      const record = { repository: job.repository, installationId: need.installationId, run };
+      await deps.store.recordRun(record, now);
+      facts.runs = [...facts.runs.filter((r) => r.run.runId !== run.runId), record];
+      return true;
+    }
+    case 'runner-objects': {
+      const gateway = await deps.clusters.forCluster(need.cluster);
+      const [pod, er] = await Promise.all([
+        gateway.getPod(need.namespace, need.name),
+        gateway.getEphemeralRunner(need.namespace, need.name),
+      ]);
+      if (pod) facts.pods = [...facts.pods, pod];
+      if (er) facts.ephemeralRunners = [...facts.ephemeralRunners, er];
+      // Read, or found gone: the memory of it no longer stands for it.
+      facts.runnersOnNodes = facts.runnersOnNodes.filter(
+        (r) => r.cluster !== need.cluster || r.namespace !== need.namespace || r.name !== need.name,
+      );
+      return true;
+    }
+    case 'ephemeral-runner': {
+      const gateway = await deps.clusters.forCluster(need.cluster);
+      const er = await gateway.getEphemeralRunner(need.namespace, need.name);
+      if (er && !facts.ephemeralRunners.some((e) => e.metadata.uid === er.metadata.uid))
+        facts.ephemeralRunners = [...facts.ephemeralRunners, er];
+      const listed = facts.listings.some(
+        (l) => l.cluster === need.cluster && l.namespace === need.namespace,
+      );
+      if (!er && !listed)
+        facts.listings = [
+          ...facts.listings,
+          { cluster: need.cluster, namespace: need.namespace, at: now },
+        ];
+      return true;
+    }
+  }
 }
 
 async function act(
@@ -594,7 +638,7 @@ function lossTime(action: Action, facts: Facts): number | null {
   return times.length > 0 ? Math.min(...times) : null;
 }
 
-export function earliest(a: number | null, b: number | null): number | null {
+function earliest(a: number | null, b: number | null): number | null {
   if (a === null) return b;
   if (b === null) return a;
   return Math.min(a, b);

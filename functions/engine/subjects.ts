@@ -64,11 +64,6 @@ export function subjectFromKey(key: string): Subject | null {
   }
 }
 
-/** The cluster a subject lives in, if it names one. */
-export function clusterOf(s: Subject): string | null {
-  return 'cluster' in s ? s.cluster : null;
-}
-
 /** The subjects an edge trigger names. Sweeps and wakes find theirs in the store. */
 export function subjectsOf(trigger: Trigger): Subject[] {
   switch (trigger.kind) {

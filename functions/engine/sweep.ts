@@ -4,7 +4,7 @@ import type { Policy } from '../domain/policy/policy.js';
 import { runnerSetPrefix } from '../domain/correlate/runner-of-job.js';
 import { isArcRunnerPod, scaleSetOf } from '../domain/correlate/runner-guard.js';
 import type { ClusterGateway, RunnerListing } from '../ports/cluster-gateway.js';
-import type { RunnerRef } from '../ports/facts-store.js';
+import { RUNNER_SET_KEY, type RunnerRef } from '../ports/facts-store.js';
 import {
   addFacts,
   followRunsOf,
@@ -22,7 +22,6 @@ import { STALE_CLAIM_MS } from './run-engine.js';
 import type { Subject } from './subjects.js';
 
 /** Scale-set registry keys for an EphemeralRunnerSet's name (its runners' name prefix). */
-export const RUNNER_SET_KEY = 'runner-set:';
 
 /** Stop a sweep with this much of the invocation left, and resume in the next one. */
 export const SWEEP_RESERVE_MS = 15_000;
@@ -126,17 +125,9 @@ async function sweepCluster(
   for (const n of nodes)
     if (n.instanceId) await deps.store.recordInstance(n.instanceId, cluster, n.name, now);
 
-  const configured = deps.clusters.namespaces(cluster);
   // Without configured namespaces the cluster may be listed whole, grouped by namespace.
-  const whole = configured === null ? await gateway.listRunners() : null;
-  const names =
-    configured ??
-    [
-      ...new Set([
-        ...(whole?.ephemeralRunners ?? []).map((e) => e.metadata.namespace),
-        ...(whole?.pods ?? []).map((p) => p.metadata.namespace),
-      ]),
-    ].sort();
+  const whole = deps.clusters.namespaces(cluster) === null ? await gateway.listRunners() : null;
+  const names = namespacesToSweep(deps.clusters.namespaces(cluster), whole);
   const resuming =
     cursor !== null && cursor.passStartedAt !== null && cursor.namespaceIndex < names.length;
   const start = resuming ? cursor.namespaceIndex : 0;
@@ -144,16 +135,6 @@ async function sweepCluster(
   const lastPassStartedAt = cursor?.lastPassStartedAt ?? null;
   let done = 0;
   const sets: Record<string, string[]> = {};
-  const noteSets = (namespace: string, listing: RunnerListing) => {
-    const here = `${cluster}/${namespace}`;
-    for (const o of [...listing.ephemeralRunners, ...listing.pods]) {
-      const set = scaleSetOf(o.metadata)?.toLowerCase();
-      if (set) sets[set] = [...new Set([...(sets[set] ?? []), here])];
-      // The EphemeralRunnerSet's name prefixes its runners' names: one location, exactly.
-      const prefix = runnerSetPrefix(o.metadata.name);
-      if (prefix) sets[`${RUNNER_SET_KEY}${prefix}`] = [here];
-    }
-  };
   for (let i = start; i < names.length; i++) {
     const namespace = names[i] as string;
     if (deps.remainingTimeMs && deps.remainingTimeMs() < SWEEP_RESERVE_MS) {
@@ -174,7 +155,7 @@ async function sweepCluster(
           pods: whole.pods.filter((p) => p.metadata.namespace === namespace),
         }
       : await listNamespace(gateway, namespace, deps.sweepPageSize ?? 500);
-    noteSets(namespace, listing);
+    noteScaleSets(sets, `${cluster}/${namespace}`, listing);
     await recordRunnersOnNodes(cluster, listing, lastPassStartedAt, deps, now);
     const slice = await namespaceSlice(
       cluster,
@@ -196,6 +177,30 @@ async function sweepCluster(
     now,
   );
   return { complete: true, namespaces: done };
+}
+
+/** The namespaces a pass walks: the configured ones, or those the whole listing found. */
+function namespacesToSweep(
+  configured: readonly string[] | null,
+  whole: RunnerListing | null,
+): readonly string[] {
+  if (configured) return configured;
+  const found = [
+    ...(whole?.ephemeralRunners ?? []).map((e) => e.metadata.namespace),
+    ...(whole?.pods ?? []).map((p) => p.metadata.namespace),
+  ];
+  return [...new Set(found)].sort();
+}
+
+/** Where scale sets' runners live (`here` = cluster/namespace), for the scale-set registry. */
+function noteScaleSets(sets: Record<string, string[]>, here: string, listing: RunnerListing) {
+  for (const o of [...listing.ephemeralRunners, ...listing.pods]) {
+    const set = scaleSetOf(o.metadata)?.toLowerCase();
+    if (set) sets[set] = [...new Set([...(sets[set] ?? []), here])];
+    // The EphemeralRunnerSet's name prefixes its runners' names: one location, exactly.
+    const prefix = runnerSetPrefix(o.metadata.name);
+    if (prefix) sets[`${RUNNER_SET_KEY}${prefix}`] = [here];
+  }
 }
 
 /** Slack for clocks and for a pass that began while a pod was being created. */
@@ -311,6 +316,62 @@ async function listNamespace(
   return out;
 }
 
+/**
+ * The runners whose jobs the store is asked for: those that took a job or look lost, and those
+ * the store already knows (an idle, healthy runner has no job to join).
+ */
+function runnersWorthJoining(listing: RunnerListing, stored: ReadonlySet<string>): Set<string> {
+  const worth = new Set<string>();
+  for (const er of listing.ephemeralRunners)
+    if (
+      er.job.workflowRunId !== null ||
+      er.job.jobId !== null ||
+      er.phase === 'Failed' ||
+      er.metadata.deletionTimestamp !== null ||
+      stored.has(er.metadata.name)
+    )
+      worth.add(er.metadata.name);
+  const erNames = new Set(listing.ephemeralRunners.map((e) => e.metadata.name));
+  for (const p of listing.pods)
+    if (p.phase === 'Failed' || p.phase === 'Succeeded' || p.metadata.deletionTimestamp !== null)
+      worth.add(p.metadata.name);
+  for (const p of listing.pods) if (!erNames.has(p.metadata.name)) worth.add(p.metadata.name);
+  for (const name of stored) worth.add(name);
+  return worth;
+}
+
+/** Registrations named like this namespace's runner sets; queued jobs for its scale sets. */
+function addRegistrationsAndQueuedJobs(
+  facts: Facts,
+  names: ReadonlySet<string>,
+  listing: RunnerListing,
+  registrations: RunnerRegistration[],
+  queued: Facts['jobs'],
+): void {
+  const prefixes = new Set(
+    [...names].map((n) => runnerSetPrefix(n)).filter((p): p is string => p !== null),
+  );
+  facts.registrations = registrations.filter((r) => {
+    const p = runnerSetPrefix(r.name);
+    return p !== null && prefixes.has(p);
+  });
+  const sets = new Set(
+    [
+      ...listing.ephemeralRunners.map((e) => scaleSetOf(e.metadata)),
+      ...listing.pods.map((p) => scaleSetOf(p.metadata)),
+    ]
+      .filter((s): s is string => s !== null)
+      .map((s) => s.toLowerCase()),
+  );
+  const known = new Set(facts.jobs.map((j) => `${j.repository.fullName}#${j.job.jobId}`));
+  for (const j of queued)
+    if (
+      j.job.labels.some((l) => sets.has(l.toLowerCase())) &&
+      !known.has(`${j.repository.fullName}#${j.job.jobId}`)
+    )
+      facts.jobs.push(j);
+}
+
 /** One namespace as a slice: its runners as listed, and what the store knows of them. */
 async function namespaceSlice(
   cluster: string,
@@ -334,24 +395,7 @@ async function namespaceSlice(
   const own = await deps.store.readNamespace(cluster, namespace, now);
   itemsRead += own.itemsRead;
   addFacts(facts, own.facts);
-  const stored = new Set(own.runners.map((r) => r.name));
-  const worthJoining = new Set<string>();
-  for (const er of listing.ephemeralRunners)
-    if (
-      er.job.workflowRunId !== null ||
-      er.job.jobId !== null ||
-      er.phase === 'Failed' ||
-      er.metadata.deletionTimestamp !== null ||
-      stored.has(er.metadata.name)
-    )
-      worthJoining.add(er.metadata.name);
-  for (const p of listing.pods)
-    if (p.phase === 'Failed' || p.phase === 'Succeeded' || p.metadata.deletionTimestamp !== null)
-      worthJoining.add(p.metadata.name);
-  const erNames = new Set(listing.ephemeralRunners.map((e) => e.metadata.name));
-  for (const p of listing.pods)
-    if (!erNames.has(p.metadata.name)) worthJoining.add(p.metadata.name);
-  for (const name of stored) worthJoining.add(name);
+  const worthJoining = runnersWorthJoining(listing, new Set(own.runners.map((r) => r.name)));
   for (const name of worthJoining) {
     const read = await deps.store.readRunnerName(name, now);
     itemsRead += read.itemsRead;
@@ -395,29 +439,7 @@ async function namespaceSlice(
   );
   facts.listings = [{ cluster, namespace, at: now }];
 
-  // Registrations named like this namespace's runner sets; queued jobs for its scale sets.
-  const prefixes = new Set(
-    [...names].map((n) => runnerSetPrefix(n)).filter((p): p is string => p !== null),
-  );
-  facts.registrations = registrations.filter((r) => {
-    const p = runnerSetPrefix(r.name);
-    return p !== null && prefixes.has(p);
-  });
-  const sets = new Set(
-    [
-      ...listing.ephemeralRunners.map((e) => scaleSetOf(e.metadata)),
-      ...listing.pods.map((p) => scaleSetOf(p.metadata)),
-    ]
-      .filter((s): s is string => s !== null)
-      .map((s) => s.toLowerCase()),
-  );
-  const known = new Set(facts.jobs.map((j) => `${j.repository.fullName}#${j.job.jobId}`));
-  for (const j of queued)
-    if (
-      j.job.labels.some((l) => sets.has(l.toLowerCase())) &&
-      !known.has(`${j.repository.fullName}#${j.job.jobId}`)
-    )
-      facts.jobs.push(j);
+  addRegistrationsAndQueuedJobs(facts, names, listing, registrations, queued);
   itemsRead += await readBreakers(facts, deps.store, now);
   return { facts, unavailable: [], itemsRead };
 }

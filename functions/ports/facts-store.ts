@@ -39,6 +39,9 @@ export const emptyStoredFacts = (): StoredFacts => ({
   breakers: [],
 });
 
+/** The scale-set registry's key of an EphemeralRunnerSet's location (by its runner-name prefix). */
+export const RUNNER_SET_KEY = 'runner-set:';
+
 /** A runner as the store knows it: where it lives. */
 export interface RunnerRef {
   cluster: string;

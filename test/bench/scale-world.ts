@@ -89,7 +89,13 @@ export class ScaleWorld {
     this.dynamo = await startEmbeddedDynamo('runner-medic-scale');
     const proxyUrl = await this.startStoreProxy(this.dynamo.endpoint);
     const busUrl = await this.bus.start();
-    const documents = createDocumentClient({ ...this.dynamo.clientConfig, endpoint: proxyUrl });
+    // Populating a world writes up to 100,000 items; on a loaded machine dynalite may reset a
+    // connection now and then, which the SDK retries as it would in production.
+    const documents = createDocumentClient({
+      ...this.dynamo.clientConfig,
+      endpoint: proxyUrl,
+      maxAttempts: 5,
+    });
     this.store = new DynamoFactsStore(documents, this.dynamo.tableName);
     this.deps = {
       store: this.store,

@@ -6,13 +6,6 @@ import type { LossCause, NodeWarningKind, Signal } from './loss.js';
 export type RuleId = `rule-${number}-${string}`;
 
 /**
- * Compatibility only: two integration tests still read rule 3's id from here. The ids are
- * defined by the rules themselves (`rerunKilledJob.id` in decide/rules/rerun-killed-job.ts);
- * delete this once those tests read it there (a re-export here would tie the model to the rules).
- */
-export const RULES = { rerunKilledJob: 'rule-3-rerun-killed-job' } as const;
-
-/**
  * `unknown`: the API call got no clear answer (a timeout, a 5xx) and reading the object could
  * not tell whether it took effect; the next try re-reads before it acts.
  */

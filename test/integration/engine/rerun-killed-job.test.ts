@@ -1,4 +1,4 @@
-import { RULES } from '../../../functions/domain/model/action.js';
+import { rerunKilledJob } from '../../../functions/domain/decide/rules/rerun-killed-job.js';
 import { idempotencyKey, subKey } from '../../../functions/domain/model/idempotency-key.js';
 import { runEngine } from '../../../functions/engine/run-engine.js';
 import type { EngineReport } from '../../../functions/engine/run-engine.js';
@@ -73,7 +73,7 @@ async function claimRerun(harness: EngineHarness, key: string, runId: number) {
   await harness.engine.store.claimAction(
     {
       key,
-      rule: RULES.rerunKilledJob,
+      rule: rerunKilledJob.id,
       target: {
         kind: 'rerun-failed-jobs',
         repo: 'acme/app',

@@ -1,4 +1,4 @@
-import { RULES } from '../../../functions/domain/model/action.js';
+import { rerunKilledJob } from '../../../functions/domain/decide/rules/rerun-killed-job.js';
 import type { Action } from '../../../functions/domain/model/action.js';
 import type { JobRecord } from '../../../functions/domain/model/facts.js';
 import { DynamoFactsStore } from '../../../functions/adapters/store/dynamo-facts-store.js';
@@ -46,7 +46,7 @@ function job(jobId: number, status: string, runAttempt = 1): JobRecord {
 function rerunAction(key: string, dryRun = false): Action {
   return {
     key,
-    rule: RULES.rerunKilledJob,
+    rule: rerunKilledJob.id,
     target: {
       kind: 'rerun-failed-jobs',
       repo: 'acme/api',
@@ -126,7 +126,7 @@ describe('DynamoFactsStore on dynalite', () => {
     const actions = (await store.scanAll(T0)).actions;
     expect(actions.find((a) => a.key === 'a1')).toMatchObject({
       kind: 'rerun-failed-jobs',
-      rule: RULES.rerunKilledJob,
+      rule: rerunKilledJob.id,
       outcome: 'succeeded',
       jobIds: [14541957942],
       budgetKeys: ['budget:acme/api#1#build'],

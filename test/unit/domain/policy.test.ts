@@ -31,7 +31,18 @@ describe('parsePolicy', () => {
       retryForSeconds: 300,
     });
     expect(p.rules.rerunKilledJob.budget).toBe(2);
-    expect(Object.values(p.rules).every((r) => r.enabled)).toBe(true);
+    // The eight rules the project ships are on by default (a rule added later may be opt-in).
+    const shipped = [
+      'starvingQueue',
+      'freePoisonedSlot',
+      'rerunKilledJob',
+      'hungJob',
+      'orphanRegistration',
+      'warnedNode',
+      'deprecatedRunner',
+      'circuitBreaker',
+    ] as const;
+    for (const name of shipped) expect([name, p.rules[name].enabled]).toEqual([name, true]);
     expect(p.rules.freePoisonedSlot.graceSeconds).toBeGreaterThanOrEqual(155);
     expect(p.dryRun).toBe(false);
   });
