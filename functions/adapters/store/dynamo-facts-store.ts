@@ -10,16 +10,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { Action, ActionOutcome, ActionTarget } from '../../domain/model/action.js';
 import type { JobAnnotation } from '../../domain/classify/annotations.js';
-import type {
-  ActionRecord,
-  BreakerState,
-  ErJobCacheEntry,
-  JobRecord,
-  MissingPod,
-  RunRecord,
-  RunnerOnNode,
-  RunnerRegistration,
-} from '../../domain/model/facts.js';
+import type * as Fact from '../../domain/model/facts.js';
 import type { Loss, NodeSignal, RunnerWarning } from '../../domain/model/loss.js';
 import { StoreError } from '../../ports/delivery-ledger.js';
 import {
@@ -76,7 +67,7 @@ const nameKey = (name: string) => `RN#${name}`;
 const nsKey = (cluster: string, namespace: string) => `NS#${cluster}/${namespace}`;
 const breakerPk = (cluster: string, scaleSet: string | null) =>
   `BREAKER#${cluster}#${scaleSet ?? '*'}`;
-const ownerKey = (owner: RunnerRegistration['owner']) =>
+const ownerKey = (owner: Fact.RunnerRegistration['owner']) =>
   'org' in owner ? owner.org : (owner.repo.split('/')[0] ?? owner.repo);
 const pad = (at: number) => String(Math.max(0, Math.floor(at))).padStart(15, '0');
 
@@ -116,7 +107,7 @@ export class DynamoFactsStore implements FactsStore {
     const read = await this.query({ pk: `NODE#${cluster}#${nodeName}` }, now);
     const runnersOnNode = read.extra
       .filter((i) => i.type === 'runnerOnNode')
-      .map((i) => i.data as RunnerOnNode);
+      .map((i) => i.data as Fact.RunnerOnNode);
     return { ...read, runnersOnNode };
   }
 
@@ -189,7 +180,7 @@ export class DynamoFactsStore implements FactsStore {
 
   // ---- writes ----
 
-  async recordJob(record: JobRecord, now: number): Promise<void> {
+  async recordJob(record: Fact.JobRecord, now: number): Promise<void> {
     const rank = record.job.runAttempt * 10 + (JOB_STAGE[record.job.status] ?? 0);
     const { fullName: repo, owner } = record.repository;
     const id = jobPk(repo, record.job.jobId);
@@ -226,7 +217,7 @@ export class DynamoFactsStore implements FactsStore {
       );
   }
 
-  async recordRun(record: RunRecord, now: number): Promise<void> {
+  async recordRun(record: Fact.RunRecord, now: number): Promise<void> {
     const key = runKey(record.repository.fullName, record.run.runId);
     await this.put('run', key, `RUN#${pad(record.run.runAttempt)}`, record, now, { run: key });
   }
@@ -285,7 +276,7 @@ export class DynamoFactsStore implements FactsStore {
     await this.put('instance', `INSTANCE#${instanceId}`, 'NODE', { cluster, nodeName }, now);
   }
 
-  async recordRunnerOnNode(runner: RunnerOnNode, now: number): Promise<void> {
+  async recordRunnerOnNode(runner: Fact.RunnerOnNode, now: number): Promise<void> {
     await this.put(
       'runnerOnNode',
       `NODE#${runner.cluster}#${runner.nodeName}`,
@@ -296,36 +287,31 @@ export class DynamoFactsStore implements FactsStore {
   }
 
   async recordRunnerWarning(warning: RunnerWarning, now: number): Promise<void> {
-    await this.put(
-      'runnerWarning',
-      runnerPk(warning.cluster, warning.namespace, warning.runnerName),
-      `WARN#${warning.kind}`,
-      warning,
-      now,
-      { rn: nameKey(warning.runnerName), grp: nsKey(warning.cluster, warning.namespace) },
-    );
+    const at = { ...warning, name: warning.runnerName };
+    await this.putOnRunner('runnerWarning', at, `WARN#${warning.kind}`, warning, now);
   }
 
-  async cacheErJob(entry: ErJobCacheEntry, now: number): Promise<void> {
-    await this.putIfAbsent(
-      'erJob',
-      runnerPk(entry.cluster, entry.namespace, entry.runnerName),
-      'ERJOB',
-      entry,
-      now,
-      { rn: nameKey(entry.runnerName), grp: nsKey(entry.cluster, entry.namespace) },
-    );
+  async cacheErJob(entry: Fact.ErJobCacheEntry, now: number): Promise<void> {
+    const at = { ...entry, name: entry.runnerName };
+    await this.putOnRunner('erJob', at, 'ERJOB', entry, now, { keepFirst: true });
   }
 
-  async recordMissingPod(pod: MissingPod, now: number): Promise<void> {
-    await this.putIfAbsent(
-      'missingPod',
-      runnerPk(pod.cluster, pod.namespace, pod.name),
-      'MISSING',
-      pod,
-      now,
-      { rn: nameKey(pod.name), grp: nsKey(pod.cluster, pod.namespace) },
-    );
+  async recordMissingPod(pod: Fact.MissingPod, now: number): Promise<void> {
+    await this.putOnRunner('missingPod', pod, 'MISSING', pod, now, { keepFirst: true });
+  }
+
+  /** An item in a runner's partition, indexed by its name and by its namespace. */
+  private async putOnRunner(
+    kind: FactKind,
+    runner: { cluster: string; namespace: string; name: string },
+    sk: string,
+    data: object,
+    now: number,
+    options: { keepFirst?: boolean } = {},
+  ): Promise<void> {
+    const pk = runnerPk(runner.cluster, runner.namespace, runner.name);
+    const indexes = { rn: nameKey(runner.name), grp: nsKey(runner.cluster, runner.namespace) };
+    await this.put(kind, pk, sk, data, now, indexes, options.keepFirst);
   }
 
   async clearMissingPod(cluster: string, namespace: string, name: string): Promise<void> {
@@ -338,7 +324,7 @@ export class DynamoFactsStore implements FactsStore {
     );
   }
 
-  async putRegistration(registration: RunnerRegistration, now: number): Promise<void> {
+  async putRegistration(registration: Fact.RunnerRegistration, now: number): Promise<void> {
     const owner = ownerKey(registration.owner);
     await this.put('registration', `REG#${owner}#${registration.id}`, 'REG', registration, now, {
       rn: nameKey(registration.name),
@@ -346,7 +332,7 @@ export class DynamoFactsStore implements FactsStore {
     });
   }
 
-  async deleteRegistration(registration: RunnerRegistration): Promise<void> {
+  async deleteRegistration(registration: Fact.RunnerRegistration): Promise<void> {
     await this.send(
       `forget registration ${registration.id}`,
       new DeleteCommand({
@@ -474,7 +460,7 @@ export class DynamoFactsStore implements FactsStore {
   // ---- actions and the audit outbox ----
 
   async claimAction(action: Action, now: number, staleAfterMs: number): Promise<ClaimResult> {
-    const record: ActionRecord = {
+    const record: Fact.ActionRecord = {
       key: action.key,
       kind: action.target.kind,
       rule: action.rule,
@@ -516,13 +502,13 @@ export class DynamoFactsStore implements FactsStore {
       );
       return {
         claimed: true,
-        previous: (result.Attributes?.data as ActionRecord | undefined) ?? null,
+        previous: (result.Attributes?.data as Fact.ActionRecord | undefined) ?? null,
       };
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) {
         const existing = await this.getItem(`ACTION#${action.key}`, 'ACTION', now);
         if (!existing) throw new StoreError(`action ${action.key} vanished between claim and read`);
-        return { claimed: false, existing: existing.data as ActionRecord };
+        return { claimed: false, existing: existing.data as Fact.ActionRecord };
       }
       throw new StoreError(`could not claim action ${action.key}`, { cause: error });
     }
@@ -724,6 +710,7 @@ export class DynamoFactsStore implements FactsStore {
     return { pk, sk, type: kind, data, expiresAt: seconds(now) + TTL[kind] };
   }
 
+  /** Writes an item; with `keepFirst`, only where none is (or an expired one is) already. */
   private async put(
     kind: FactKind,
     pk: string,
@@ -731,33 +718,17 @@ export class DynamoFactsStore implements FactsStore {
     data: unknown,
     now: number,
     extra: Item = {},
+    keepFirst = false,
   ): Promise<void> {
+    const Item = { ...this.item(kind, pk, sk, data, now), ...extra };
+    const onlyNew = {
+      ConditionExpression: 'attribute_not_exists(pk) OR expiresAt < :now',
+      ExpressionAttributeValues: { ':now': seconds(now) },
+    };
     await this.send(
       `record ${kind} ${pk}`,
-      new PutCommand({
-        TableName: this.tableName,
-        Item: { ...this.item(kind, pk, sk, data, now), ...extra },
-      }),
-    );
-  }
-
-  private async putIfAbsent(
-    kind: FactKind,
-    pk: string,
-    sk: string,
-    data: unknown,
-    now: number,
-    extra: Item = {},
-  ): Promise<void> {
-    await this.send(
-      `record ${kind} ${pk}`,
-      new PutCommand({
-        TableName: this.tableName,
-        Item: { ...this.item(kind, pk, sk, data, now), ...extra },
-        ConditionExpression: 'attribute_not_exists(pk) OR expiresAt < :now',
-        ExpressionAttributeValues: { ':now': seconds(now) },
-      }),
-      true,
+      new PutCommand({ TableName: this.tableName, Item, ...(keepFirst ? onlyNew : {}) }),
+      keepFirst,
     );
   }
 
@@ -891,10 +862,10 @@ function file(facts: StoredFacts, runners: RunnerRef[], item: Item): boolean {
   };
   switch (item.type) {
     case 'job':
-      facts.jobs.push(data as JobRecord);
+      facts.jobs.push(data as Fact.JobRecord);
       return true;
     case 'run':
-      facts.runs.push(data as RunRecord);
+      facts.runs.push(data as Fact.RunRecord);
       return true;
     case 'loss': {
       const l = data as Loss;
@@ -909,13 +880,13 @@ function file(facts: StoredFacts, runners: RunnerRef[], item: Item): boolean {
       return true;
     }
     case 'erJob': {
-      const e = data as ErJobCacheEntry;
+      const e = data as Fact.ErJobCacheEntry;
       facts.erJobCache.push(e);
       note(e, e.runnerName);
       return true;
     }
     case 'missingPod': {
-      const m = data as MissingPod;
+      const m = data as Fact.MissingPod;
       facts.missingPods.push(m);
       note(m, m.name);
       return true;
@@ -924,10 +895,10 @@ function file(facts: StoredFacts, runners: RunnerRef[], item: Item): boolean {
       facts.nodeSignals.push(data as NodeSignal);
       return true;
     case 'registration':
-      facts.registrations.push(data as RunnerRegistration);
+      facts.registrations.push(data as Fact.RunnerRegistration);
       return true;
     case 'action':
-      facts.actions.push(data as ActionRecord);
+      facts.actions.push(data as Fact.ActionRecord);
       return true;
     default:
       if (String(item.pk).startsWith('BREAKER#')) {
@@ -938,7 +909,7 @@ function file(facts: StoredFacts, runners: RunnerRef[], item: Item): boolean {
   }
 }
 
-function breakerOf(item: Item): BreakerState {
+function breakerOf(item: Item): Fact.BreakerState {
   return {
     cluster: String(item.cluster),
     scaleSet: typeof item.scaleSet === 'string' ? item.scaleSet : null,
