@@ -446,7 +446,11 @@ async function countConfirmedLosses(
     for (const scaleSet of v.scaleSet ? [null, v.scaleSet] : [null]) {
       const stored = facts.breakers.find((b) => b.cluster === v.cluster && b.scaleSet === scaleSet);
       if (stored && runner in stored.losses) continue;
-      await deps.store.countLoss(v.cluster, scaleSet, runner, v.lostAt, windowMs, now);
+      await deps.store.countLoss(
+        { cluster: v.cluster, scaleSet, runner, at: v.lostAt },
+        windowMs,
+        now,
+      );
     }
   }
 }

@@ -42,6 +42,14 @@ export const emptyStoredFacts = (): StoredFacts => ({
 /** The scale-set registry's key of an EphemeralRunnerSet's location (by its runner-name prefix). */
 export const RUNNER_SET_KEY = 'runner-set:';
 
+/** A confirmed loss as a breaker counts it: the runner (key) in its scope, and when. */
+export interface CountedLoss {
+  cluster: string;
+  scaleSet: string | null;
+  runner: string;
+  at: number;
+}
+
 /** A runner as the store knows it: where it lives. */
 export interface RunnerRef {
   cluster: string;
@@ -171,14 +179,7 @@ export interface FactsStore {
    * Counts a confirmed loss in a breaker (conditional update: a runner counts once). Entries
    * older than `windowMs` are dropped in the same write.
    */
-  countLoss(
-    cluster: string,
-    scaleSet: string | null,
-    runner: string,
-    at: number,
-    windowMs: number,
-    now: number,
-  ): Promise<void>;
+  countLoss(loss: CountedLoss, windowMs: number, now: number): Promise<void>;
   /** Opens a breaker until `openUntil` (kept open for its window whatever the count does). */
   openBreaker(
     cluster: string,

@@ -16,6 +16,7 @@ import { StoreError } from '../../ports/delivery-ledger.js';
 import {
   emptyStoredFacts,
   type ClaimResult,
+  type CountedLoss,
   type AuditRecord,
   type DueWake,
   type FactsStore,
@@ -344,14 +345,8 @@ export class DynamoFactsStore implements FactsStore {
 
   // ---- breakers ----
 
-  async countLoss(
-    cluster: string,
-    scaleSet: string | null,
-    runner: string,
-    at: number,
-    windowMs: number,
-    now: number,
-  ): Promise<void> {
+  async countLoss(loss: CountedLoss, windowMs: number, now: number): Promise<void> {
+    const { cluster, scaleSet, runner, at } = loss;
     const key = breakerPk(cluster, scaleSet);
     const item = await this.getItem(key, 'BREAKER', now);
     if (!item) {
@@ -849,64 +844,44 @@ function actionIndexes(action: Action): Item {
 const live = (item: Item, now: number) =>
   !(typeof item.expiresAt === 'number' && item.expiresAt < seconds(now));
 
+/** Facts kept in a runner's partition: where each goes in a slice, and the runner it names. */
+const RUNNER_FACTS = {
+  loss: { into: 'losses', runnerOf: (d: Loss) => d.runnerName },
+  runnerWarning: { into: 'runnerWarnings', runnerOf: (d: RunnerWarning) => d.runnerName },
+  erJob: { into: 'erJobCache', runnerOf: (d: Fact.ErJobCacheEntry) => d.runnerName },
+  missingPod: { into: 'missingPods', runnerOf: (d: Fact.MissingPod) => d.name },
+} as const;
+
+/** Facts of other partitions: where each goes in a slice. */
+const OTHER_FACTS = {
+  job: 'jobs',
+  run: 'runs',
+  nodeSignal: 'nodeSignals',
+  registration: 'registrations',
+  action: 'actions',
+} as const;
+
 /** Files one item into a facts slice by its type; false when it is not a fact. */
 function file(facts: StoredFacts, runners: RunnerRef[], item: Item): boolean {
-  const data = item.data;
-  const note = (r: { cluster: string; namespace: string }, name: string) => {
-    if (
-      !runners.some(
-        (x) => x.cluster === r.cluster && x.namespace === r.namespace && x.name === name,
-      )
-    )
-      runners.push({ cluster: r.cluster, namespace: r.namespace, name });
-  };
-  switch (item.type) {
-    case 'job':
-      facts.jobs.push(data as Fact.JobRecord);
-      return true;
-    case 'run':
-      facts.runs.push(data as Fact.RunRecord);
-      return true;
-    case 'loss': {
-      const l = data as Loss;
-      facts.losses.push(l);
-      note(l, l.runnerName);
-      return true;
-    }
-    case 'runnerWarning': {
-      const w = data as RunnerWarning;
-      facts.runnerWarnings.push(w);
-      note(w, w.runnerName);
-      return true;
-    }
-    case 'erJob': {
-      const e = data as Fact.ErJobCacheEntry;
-      facts.erJobCache.push(e);
-      note(e, e.runnerName);
-      return true;
-    }
-    case 'missingPod': {
-      const m = data as Fact.MissingPod;
-      facts.missingPods.push(m);
-      note(m, m.name);
-      return true;
-    }
-    case 'nodeSignal':
-      facts.nodeSignals.push(data as NodeSignal);
-      return true;
-    case 'registration':
-      facts.registrations.push(data as Fact.RunnerRegistration);
-      return true;
-    case 'action':
-      facts.actions.push(data as Fact.ActionRecord);
-      return true;
-    default:
-      if (String(item.pk).startsWith('BREAKER#')) {
-        facts.breakers.push(breakerOf(item));
-        return true;
-      }
-      return false;
+  const type = String(item.type);
+  if (type in RUNNER_FACTS) {
+    const kind = RUNNER_FACTS[type as keyof typeof RUNNER_FACTS];
+    const data = item.data as Loss & RunnerWarning & Fact.ErJobCacheEntry & Fact.MissingPod;
+    (facts[kind.into] as unknown[]).push(data);
+    const name = kind.runnerOf(data);
+    const known = runners.some(
+      (x) => x.cluster === data.cluster && x.namespace === data.namespace && x.name === name,
+    );
+    if (!known) runners.push({ cluster: data.cluster, namespace: data.namespace, name });
+    return true;
   }
+  if (type in OTHER_FACTS) {
+    (facts[OTHER_FACTS[type as keyof typeof OTHER_FACTS]] as unknown[]).push(item.data);
+    return true;
+  }
+  if (!String(item.pk).startsWith('BREAKER#')) return false;
+  facts.breakers.push(breakerOf(item));
+  return true;
 }
 
 function breakerOf(item: Item): Fact.BreakerState {
