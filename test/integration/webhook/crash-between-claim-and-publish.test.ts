@@ -82,6 +82,9 @@ async function killWebhookAt(point: 'after-claim', request: WebhookRequest) {
         AWS_SECRET_ACCESS_KEY: 'test',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group: tsx runs the script in a child node process, and the kill must
+      // reach that one too, or it lives on holding this test's pipes open.
+      detached: true,
     },
   );
   let stderr = '';
@@ -95,7 +98,7 @@ async function killWebhookAt(point: 'after-claim', request: WebhookRequest) {
     child.on('exit', () => resolve(`exited before ${point}: ${stderr}`));
   });
   expect(reached).toBe(`at ${point}`);
-  child.kill('SIGKILL');
+  process.kill(-(child.pid ?? 0), 'SIGKILL');
   expect(await exited).toBe('SIGKILL');
 }
 
