@@ -26,6 +26,9 @@ function sweepKilledAfterAct(): Promise<{ acted: string; signal: NodeJS.Signals 
           OUTBOX_CHILD_HANG_AFTER_ACT: '1',
         },
         stdio: ['ignore', 'pipe', 'pipe'],
+        // Its own process group: tsx runs the script in a grandchild, which the kill must reach
+        // too, or it keeps the pipes open after the test.
+        detached: true,
       },
     );
     let out = '';
@@ -36,7 +39,7 @@ function sweepKilledAfterAct(): Promise<{ acted: string; signal: NodeJS.Signals 
       const m = /ACTED (\S+)/.exec(out);
       if (m && !acted) {
         acted = m[1] ?? '';
-        child.kill('SIGKILL');
+        process.kill(-(child.pid ?? 0), 'SIGKILL');
       }
     });
     child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
