@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { GatewayOctokit, OctokitFactory } from '../adapters/github/octokit-factory.js';
+import { asSent, PER_PAGE } from '../adapters/github/pages.js';
 import { requestFailureOf } from '../adapters/github/request-failure.js';
 import type { WebhookDeliveryAttempt } from '../ports/github-gateway.js';
 import type { CheckResult } from './doctor-check.js';
@@ -100,18 +101,23 @@ function githubProblem(id: string, what: string, error: unknown): CheckResult {
       );
 }
 
+/**
+ * Every item of a GitHub list, through octokit's paginate iterator (at most 100 pages). `key` is
+ * the list's field in a `{total_count, <key>: [...]}` body, so `pick` reads the body as sent.
+ */
 async function pages<T>(
   octokit: GatewayOctokit,
   route: string,
+  key: string | null,
   pick: (data: unknown) => T[],
   parameters: Record<string, unknown> = {},
 ): Promise<T[]> {
   const all: T[] = [];
-  for (let page = 1; page <= 100; page++) {
-    const response = await octokit.request(route, { ...parameters, per_page: 100, page });
-    const items = pick(response.data);
-    all.push(...items);
-    if (!/rel="next"/.test(String(response.headers.link ?? '')) || items.length === 0) break;
+  let read = 0;
+  const iterator = octokit.paginate.iterator(route, { ...parameters, per_page: PER_PAGE });
+  for await (const response of iterator) {
+    all.push(...pick(key === null ? response.data : asSent(response.data, key)));
+    if (++read >= 100) break;
   }
   return all;
 }
@@ -149,7 +155,7 @@ export async function checkGithubApp(options: {
   let installations: Installation[] = [];
   try {
     installations = (
-      await pages(options.octokits.forApp(), 'GET /app/installations', (d) => d as unknown[])
+      await pages(options.octokits.forApp(), 'GET /app/installations', null, (d) => d as unknown[])
     ).map(installationOf);
   } catch (error) {
     checks.push(githubProblem('github.installations', 'list the App’s installations', error));
@@ -253,6 +259,7 @@ export async function checkOrphanRegistrations(options: {
       registrations = await pages(
         options.octokits.forInstallation(installation.id),
         'GET /orgs/{org}/actions/runners',
+        'runners',
         (d) =>
           (
             d as { runners: { name: string; status: string; labels: { name: string }[] }[] }
@@ -299,7 +306,7 @@ export async function listQueuedJobs(options: {
     const octokit = options.octokits.forInstallation(installation.id);
     const repos =
       options.repositories?.filter((r) => r.split('/')[0] === installation.account) ??
-      (await pages(octokit, 'GET /installation/repositories', (d) =>
+      (await pages(octokit, 'GET /installation/repositories', 'repositories', (d) =>
         (d as { repositories: { full_name: string }[] }).repositories.map((r) => r.full_name),
       ));
     for (const repo of repos) {
@@ -311,6 +318,7 @@ export async function listQueuedJobs(options: {
           ...(await pages(
             octokit,
             'GET /repos/{owner}/{repo}/actions/runs',
+            'workflow_runs',
             (d) => (d as { workflow_runs: { id: number }[] }).workflow_runs.map((r) => r.id),
             { owner, repo: name, status },
           )),
@@ -319,6 +327,7 @@ export async function listQueuedJobs(options: {
         const runJobs = await pages(
           octokit,
           'GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs',
+          'jobs',
           (d) =>
             (d as { jobs: { id: number; status: string; labels: string[]; created_at: string }[] })
               .jobs,
