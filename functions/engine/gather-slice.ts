@@ -220,7 +220,10 @@ class SliceReader {
 
   /** Reads each cluster's objects of the slice; a cluster that fails is left out, alone. */
   async readClusters(): Promise<Slice> {
-    const facts: Facts = { ...emptyFacts(), ...this.stored, runnersOnNodes: this.remembered() };
+    // A runner whose objects this slice reads (found or gone) is decided from them, not from
+    // memory: it is not read a second time on a rule's demand.
+    const remembered = this.remembered().filter((r) => !this.runners.has(refKey(r)));
+    const facts: Facts = { ...emptyFacts(), ...this.stored, runnersOnNodes: remembered };
     const unavailable: Slice['unavailable'] = [];
     const byCluster = new Map<string, { runners: RunnerRef[]; nodes: string[] }>();
     const group = (cluster: string) => {

@@ -60,6 +60,20 @@ describe('runners per node', () => {
     expect(marked).toHaveLength(here.runners);
   }, 120_000);
 
+  it('a runner of the node just read live (lost, its job done) is not read again from memory', async () => {
+    // As the bench plays it: one runner's pod is evicted, its job completes, then its node is
+    // warned. The slice reads that runner's objects for its stored loss; memory adds no read.
+    const r = 257;
+    await measureEvent(world, 'pod-eviction', r);
+    await measureEvent(world, 'workflow_job.completed', r);
+    const mark = world.kubeMark();
+    const cost = await measureEvent(world, 'spot-warning', r);
+    const paths = world.kubeSince(mark).requests.map((q) => q.path);
+    expect(new Set(paths).size).toBe(paths.length);
+    expect(cost.kubeCalls).toBeLessThanOrEqual(3);
+    expect(cost.kubeLists).toBe(0);
+  }, 120_000);
+
   it('a node the sweep never saw a runner on lists nothing', async () => {
     const mark = world.kubeMark();
     await world.store.recordInstance(
