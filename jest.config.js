@@ -19,6 +19,6 @@ export default {
   coverageReporters: ['text-summary', 'json-summary'],
   coverageThreshold: {
     './functions/domain/': { lines: 100 },
-    global: { lines: 90 },
+    global: { lines: 88 },
   },
 };
