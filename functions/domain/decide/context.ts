@@ -78,7 +78,7 @@ export const need = (ctx: RuleContext, n: Need): void => {
 };
 
 export function runnerScope(
-  v: RunnerView,
+  v: Pick<RunnerView, 'cluster' | 'namespace' | 'scaleSet' | 'name'>,
   repo: string | null = null,
   jobUrl: string | null = null,
 ): ActionScope {

@@ -83,25 +83,23 @@ export const warnedNode = defineRule({
  */
 function warnedRememberedRunner(ctx: RuleContext, remembered: RememberedRunner): void {
   const { runner: r, nodeSignals, jobsInProgress } = remembered;
-  const objects = { kind: 'runner-objects' as const, cluster: r.cluster, namespace: r.namespace };
+  const liveObjects = {
+    kind: 'runner-objects' as const,
+    cluster: r.cluster,
+    namespace: r.namespace,
+    name: r.name,
+  };
   if (nodeSignals.some((s) => NODE_DOWN_KINDS.includes(s.kind))) {
-    need(ctx, { ...objects, name: r.name });
+    need(ctx, liveObjects);
     return;
   }
   const w = nodeSignals.find((s) => WARNINGS.has(s.kind));
   if (!w) return;
-  const scope = {
-    cluster: r.cluster,
-    namespace: r.namespace,
-    scaleSet: r.scaleSet,
-    repo: null,
-    runnerName: r.name,
-    jobUrl: null,
-  };
+  const scope = runnerScope(r);
   const rules = effectiveFor(ctx, scope).rules.warnedNode;
   if (!rules.enabled) return;
   if (jobsInProgress.length === 0) {
-    if (rules.replaceIdle) need(ctx, { ...objects, name: r.name });
+    if (rules.replaceIdle) need(ctx, liveObjects);
     return;
   }
   propose(ctx, {
