@@ -14,7 +14,7 @@ import { awsClients, createDocumentClient, engineFromEnvironment } from '../conf
 import { systemClock } from '../ports/clock.js';
 import type { Clock } from '../ports/clock.js';
 import { RunnerMedicError } from '../ports/errors.js';
-import type { EngineDeps } from '../engine/run-engine.js';
+import type { EngineDeps } from '../engine/engine-deps.js';
 import { GithubUnavailableError } from '../ports/github-gateway.js';
 import { formatTable } from './format-table.js';
 import type { AuditRecord } from './replay.js';

@@ -9,7 +9,8 @@ import { decide } from '../domain/decide/decide.js';
 import type { Facts, JobRecord } from '../domain/model/facts.js';
 import type { Policy } from '../domain/policy/policy.js';
 import { gatherSlice } from '../engine/gather-slice.js';
-import { runEngine, type ActionReport, type EngineDeps } from '../engine/run-engine.js';
+import type { EngineDeps } from '../engine/engine-deps.js';
+import { runEngine, type ActionReport } from '../engine/run-engine.js';
 import { subjectKey, type Subject } from '../engine/subjects.js';
 import { RunnerMedicError } from '../ports/errors.js';
 

@@ -30,7 +30,7 @@ import { DynamoDeliveryLedger } from '../adapters/store/dynamo-delivery-ledger.j
 import { DynamoFactsStore } from '../adapters/store/dynamo-facts-store.js';
 import { DEFAULT_POLICY, parsePolicy } from '../domain/policy/policy.js';
 import type { Policy } from '../domain/policy/policy.js';
-import type { EngineDeps } from '../engine/run-engine.js';
+import type { EngineDeps } from '../engine/engine-deps.js';
 import type { ReceiveWebhookDeps } from '../ingress/receive-webhook.js';
 import type { Clock } from '../ports/clock.js';
 import { systemClock } from '../ports/clock.js';

@@ -1,5 +1,5 @@
 import type { Facts } from '../domain/model/facts.js';
-import type { EngineDeps } from './run-engine.js';
+import type { EngineDeps } from './engine-deps.js';
 
 /** Repositories asked for queued runs per sweep, shared by all installations. */
 export const QUEUED_REPOSITORIES_PER_SWEEP = 30;

@@ -1,5 +1,3 @@
-import type { EngineLog, EngineMetrics } from '../ports/engine-reporting.js';
-import type { WakeScheduler } from '../ports/wake-scheduler.js';
 import { MUTATING_KINDS } from '../domain/model/action.js';
 import type { Action, ActionOutcome, Decision, HeldAction, Need } from '../domain/model/action.js';
 import { correlate } from '../domain/correlate/correlate.js';
@@ -7,14 +5,6 @@ import { decide } from '../domain/decide/decide.js';
 import type { Facts } from '../domain/model/facts.js';
 import type { Policy } from '../domain/policy/policy.js';
 import { resolvePolicy } from '../domain/policy/resolve-policy.js';
-import type { Clock } from '../ports/clock.js';
-import type { DeliveryLedger } from '../ports/delivery-ledger.js';
-import type { CheckRunPublisher } from '../ports/check-runs.js';
-import type { ClusterGateways } from '../ports/cluster-gateway.js';
-import type { ClusterSightings } from '../ports/cluster-sightings.js';
-import type { EventPublisher } from '../ports/event-publisher.js';
-import type { FactsStore } from '../ports/facts-store.js';
-import type { GithubGateway } from '../ports/github-gateway.js';
 import { carryOut } from './carry-out.js';
 import { explainAction, withLossTime } from './explain-action.js';
 import { gatherSlice, type Slice } from './gather-slice.js';
@@ -22,33 +12,8 @@ import { noteSightings, recordTrigger } from './record-trigger.js';
 import { remediationEvent } from './remediation-event.js';
 import { dedupe, subjectFromKey, subjectKey, subjectsOf, type Subject } from './subjects.js';
 import { decideNamespace, runSweep } from './sweep.js';
+import { STALE_CLAIM_MS, type EngineDeps } from './engine-deps.js';
 import type { Trigger } from '../ports/trigger.js';
-
-export interface EngineDeps {
-  store: FactsStore;
-  clusters: ClusterGateways;
-  github: GithubGateway;
-  bus: EventPublisher;
-  policy: () => Promise<Policy>;
-  clock: Clock;
-  log: EngineLog;
-  metrics: EngineMetrics;
-  wake?: WakeScheduler;
-  /** A claim left without result this long is taken to be a crash and re-checked. @default 120 s */
-  staleClaimMs?: number;
-  /** The webhook ledger: when given, the sweep redelivers webhooks that never reached us. */
-  deliveries?: DeliveryLedger;
-  /** The invocation's remaining time: the sweep stops cleanly before it runs out. */
-  remainingTimeMs?: () => number;
-  /** Runners per list page in the sweep. @default 500 */
-  sweepPageSize?: number;
-  /** Called between acting and publishing the audit event (a test's crash point). */
-  afterAct?: (action: Action) => void | Promise<void>;
-  /** Explains each action on its job with a `runner-medic` check run; absent: none. */
-  checkRuns?: CheckRunPublisher;
-  /** Notes which clusters exporter events come from (the doctor's Events checks). */
-  sightings?: ClusterSightings;
-}
 
 export interface ActionReport {
   key: string;
@@ -70,7 +35,6 @@ export interface EngineReport {
 }
 
 const MAX_NEED_ROUNDS = 3;
-export const STALE_CLAIM_MS = 120_000;
 /** A subject whose cluster or org failed is tried again after this, doubling, then set aside. */
 const RETRY_BASE_MS = 30_000;
 const SET_ASIDE_MS = 6 * 3600_000;

@@ -17,8 +17,7 @@ import { explainAction } from './explain-action.js';
 import { discoverQueuedJobs } from './discover-queued-jobs.js';
 import { recoverStaleClaims } from './recover-stale-claims.js';
 import { redeliverMissedWebhooks } from './redeliver-missed-webhooks.js';
-import type { EngineDeps } from './run-engine.js';
-import { STALE_CLAIM_MS } from './run-engine.js';
+import { STALE_CLAIM_MS, type EngineDeps } from './engine-deps.js';
 import type { Subject } from './subjects.js';
 
 /** Scale-set registry keys for an EphemeralRunnerSet's name (its runners' name prefix). */

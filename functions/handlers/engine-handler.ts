@@ -5,7 +5,7 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { EngineProvider } from '../config/compose.js';
-import type { EngineDeps } from '../engine/run-engine.js';
+import type { EngineDeps } from '../engine/engine-deps.js';
 import type { EngineLog, EngineMetrics } from '../ports/engine-reporting.js';
 
 export interface EngineHandlerOptions {

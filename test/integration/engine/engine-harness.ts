@@ -3,7 +3,7 @@ import { composeEngine, createDocumentClient } from '../../../functions/config/c
 import { loadSettings } from '../../../functions/config/settings.js';
 import { DEFAULT_POLICY, mergeDeep } from '../../../functions/domain/policy/policy.js';
 import type { Policy } from '../../../functions/domain/policy/policy.js';
-import type { EngineDeps } from '../../../functions/engine/run-engine.js';
+import type { EngineDeps } from '../../../functions/engine/engine-deps.js';
 import { startEmbeddedDynamo } from '../../../functions/local/embedded-dynamo.js';
 import type { EmbeddedDynamo } from '../../../functions/local/embedded-dynamo.js';
 import { loopbackClients } from '../../../functions/local/loopback-clients.js';
