@@ -384,8 +384,16 @@ export class JobEngine {
     return run;
   }
 
-  audit(by: Actor, verb: string, target: string, status: number): void {
-    this.store.audit.push({ at: this.clock.now(), by, api: 'github', verb, target, status });
+  audit(by: Actor, verb: string, target: string, status: number, runAttempt?: number): void {
+    this.store.audit.push({
+      at: this.clock.now(),
+      by,
+      api: 'github',
+      verb,
+      target,
+      status,
+      ...(runAttempt !== undefined ? { runAttempt } : {}),
+    });
   }
 
   emitRun(action: 'requested' | 'in_progress' | 'completed', run: Run): void {

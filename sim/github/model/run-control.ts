@@ -141,7 +141,7 @@ export class RunControl {
     target: string,
   ): Outcome {
     const outcome = this.rerunOutcome(run, names);
-    this.engine.audit(who.by, verb, target, outcome.status);
+    this.engine.audit(who.by, verb, target, outcome.status, run.attempt);
     if (outcome.status !== 201) return outcome;
     const now = this.clock.now();
     run.attempt += 1;
@@ -179,15 +179,15 @@ export class RunControl {
     if (!run) return { status: 404, message: 'Not Found' };
     const verb = force ? 'force-cancel' : 'cancel';
     if (run.status === 'completed') {
-      this.engine.audit(by, verb, runTarget(run), 409);
+      this.engine.audit(by, verb, runTarget(run), 409, run.attempt);
       return { status: 409, message: CANNOT_CANCEL };
     }
     const failure = this.cancelFailure(verb);
     if (failure) {
-      this.engine.audit(by, verb, runTarget(run), failure.status);
+      this.engine.audit(by, verb, runTarget(run), failure.status, run.attempt);
       return failure;
     }
-    this.engine.audit(by, verb, runTarget(run), 202);
+    this.engine.audit(by, verb, runTarget(run), 202, run.attempt);
     run.cancelling = true;
     run.updatedAt = this.clock.now();
     for (const job of this.store.latestJobs(run)) this.engine.cancelJob(job, force);

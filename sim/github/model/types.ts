@@ -188,4 +188,6 @@ export interface AuditEntry {
   verb: string;
   target: string;
   status: number;
+  /** The run's attempt the call acted on, for a call on a run or one of its jobs. */
+  runAttempt?: number;
 }

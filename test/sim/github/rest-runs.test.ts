@@ -122,6 +122,7 @@ describe('GitHub twin REST: runs, re-runs and cancels through @octokit/plugin-re
         verb: 'rerun-job',
         target: `repos/${REPO}/actions/jobs/${testJob?.id}`,
         status: 403,
+        runAttempt: 1,
       },
       {
         at: expect.any(Number),
@@ -130,6 +131,7 @@ describe('GitHub twin REST: runs, re-runs and cancels through @octokit/plugin-re
         verb: 'rerun-job',
         target: `repos/${REPO}/actions/jobs/${testJob?.id}`,
         status: 201,
+        runAttempt: 1,
       },
     ]);
   });
