@@ -1,207 +1,43 @@
 /**
- * `npm run bench`: in-process webhook ingress on a 25 KB workflow_job payload, against the
- * bare HMAC-SHA256 verification of the same payload as the floor.
+ * `npm run bench -- [--json] [--full] [--sections=a,b]`: every section by default, each on
+ * worlds small enough that the whole bench finishes in minutes; `--full` runs the largest worlds
+ * too. With --json one document is printed, each section's figures under its name.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { StreamPublisher } from '../../functions/adapters/bus/stream-publisher.js';
-import { createWebhookVerifier } from '../../functions/adapters/github/webhook-verifier.js';
-import { DynamoDeliveryLedger } from '../../functions/adapters/store/dynamo-delivery-ledger.js';
-import { createLogger, createMetrics } from '../../functions/config/observability.js';
-import { createDocumentClient } from '../../functions/config/compose.js';
-import { createGithubWebhookHandler } from '../../functions/handlers/github-webhook.js';
-import type { ReceiveWebhookDeps } from '../../functions/ingress/receive-webhook.js';
-import { startEmbeddedDynamo } from '../../functions/local/embedded-dynamo.js';
-import type { DeliveryLedger } from '../../functions/ports/delivery-ledger.js';
-import { systemClock } from '../../functions/ports/clock.js';
-import { TEST_SECRET, functionUrlEvent, lambdaContext } from '../helpers/ingress-harness.js';
-import { MemoryLedger } from '../helpers/memory-ledger.js';
-import { asAppDelivery, examplesFor } from '../helpers/webhook-examples.js';
+import type { BenchContext, BenchSection } from './section.js';
+
+/** Each section, loaded only when it runs. */
+const SECTIONS: Record<string, () => Promise<BenchSection>> = {
+  ingress: async () => (await import('./ingress.js')).ingressSection,
+  scale: async () => (await import('./scale.js')).scaleSection,
+};
 
 const args = process.argv.slice(2);
-const asJson = args.includes('--json');
-const listArg = (name: string) =>
+const context: BenchContext = {
+  full: args.includes('--full'),
+  asJson: args.includes('--json'),
+  args,
+};
+const chosen =
   args
-    .find((a) => a.startsWith(`--${name}=`))
+    .find((a) => a.startsWith('--sections='))
     ?.split('=')[1]
-    ?.split(',')
-    .map(Number);
-const sections = args
-  .find((a) => a.startsWith('--sections='))
-  ?.split('=')[1]
-  ?.split(',') ?? ['ingress', 'scale'];
-/** In --json mode the ingress section's lines go into the document instead of stdout. */
-const ingressLines: string[] = [];
-const say = (line: string) => (asJson ? ingressLines.push(line) : console.log(line));
-
-const WARMUP = 300;
-const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 3000);
-const TARGET_BYTES = 25 * 1024;
-
-function payloadOf25KB(): string {
-  const example = asAppDelivery(examplesFor('workflow_job')[4] ?? {});
-  const job = example.workflow_job as Record<string, unknown>;
-  const steps: object[] = [];
-  let body = '';
-  for (let n = 1; Buffer.byteLength(body) < TARGET_BYTES; n++) {
-    steps.push({
-      name: `Run step ${n}: build, test and upload artifacts for the matrix entry`,
-      status: 'completed',
-      conclusion: 'success',
-      number: n,
-      started_at: '2026-03-01T12:00:00Z',
-      completed_at: '2026-03-01T12:00:05Z',
-    });
-    body = JSON.stringify({ ...example, workflow_job: { ...job, steps } });
-  }
-  return body;
+    ?.split(',') ?? Object.keys(SECTIONS);
+const unknown = chosen.filter((name) => !(name in SECTIONS));
+if (unknown.length > 0) {
+  console.error(
+    `unknown section(s) ${unknown.join(', ')}; known: ${Object.keys(SECTIONS).join(', ')}`,
+  );
+  process.exit(2);
 }
 
-interface Stats {
-  perSecond: number;
-  p50: number;
-  p99: number;
-}
-
-async function measure(run: (i: number) => Promise<unknown> | unknown): Promise<Stats> {
-  for (let i = 0; i < WARMUP; i++) await run(-i - 1);
-  const samples = new Float64Array(ITERATIONS);
+const document: Record<string, unknown> = {};
+for (const name of chosen) {
+  const load = SECTIONS[name] as () => Promise<BenchSection>;
   const started = performance.now();
-  for (let i = 0; i < ITERATIONS; i++) {
-    const t0 = performance.now();
-    await run(i);
-    samples[i] = performance.now() - t0;
-  }
-  const elapsed = performance.now() - started;
-  samples.sort();
-  const at = (q: number) => samples[Math.min(ITERATIONS - 1, Math.floor(q * ITERATIONS))] ?? 0;
-  return { perSecond: (ITERATIONS / elapsed) * 1000, p50: at(0.5), p99: at(0.99) };
+  document[name] = await (await load())(context);
+  // On stderr, so that the --json document on stdout stays one document.
+  console.error(`bench: ${name} took ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
-
-/** Runs `work` with stdout swallowed, so the handler's real log and metric writes are paid for. */
-async function quietly<T>(work: () => Promise<T>): Promise<T> {
-  const write = process.stdout.write.bind(process.stdout);
-  process.stdout.write = (() => true) as typeof process.stdout.write;
-  try {
-    return await work();
-  } finally {
-    process.stdout.write = write;
-  }
-}
-
-function ingressHandler(ledger: DeliveryLedger) {
-  const deps: ReceiveWebhookDeps = {
-    verifier: createWebhookVerifier([TEST_SECRET]),
-    ledger,
-    publisher: new StreamPublisher({ write: () => true }, systemClock),
-    clock: systemClock,
-    maxBodyBytes: 1024 * 1024,
-    deliveryTtlSeconds: 3600,
-  };
-  return createGithubWebhookHandler({
-    ingress: async () => deps,
-    logger: createLogger('github-webhook'),
-    metrics: createMetrics('github-webhook'),
-  });
-}
-
-if (sections.includes('ingress')) {
-  const body = payloadOf25KB();
-  const template = await functionUrlEvent({ event: 'workflow_job', body });
-  const eventFor = (i: number) => ({
-    ...template,
-    headers: { ...template.headers, 'x-github-delivery': `bench-${i}` },
-  });
-  const signature = template.headers['x-hub-signature-256'] ?? '';
-
-  const floor = await measure(() => {
-    const expected = Buffer.from(
-      `sha256=${createHmac('sha256', TEST_SECRET).update(body).digest('hex')}`,
-    );
-    return timingSafeEqual(expected, Buffer.from(signature));
-  });
-
-  const memoryHandler = ingressHandler(new MemoryLedger());
-  const inMemory = await quietly(() =>
-    measure(async (i) => {
-      const result = await memoryHandler(eventFor(i), lambdaContext);
-      if (typeof result === 'string' || result.statusCode !== 202) throw new Error('not accepted');
-    }),
-  );
-
-  const dynamo = await startEmbeddedDynamo('runner-medic-bench');
-  const dynamoHandler = ingressHandler(
-    new DynamoDeliveryLedger(createDocumentClient(dynamo.clientConfig), dynamo.tableName),
-  );
-  const withDynalite = await quietly(() =>
-    measure(async (i) => {
-      const result = await dynamoHandler(eventFor(i), lambdaContext);
-      if (typeof result === 'string' || result.statusCode !== 202) throw new Error('not accepted');
-    }),
-  );
-  await dynamo.close();
-
-  const row = (name: string, s: Stats) =>
-    `${name.padEnd(58)} ${s.perSecond.toFixed(0).padStart(9)}/s   p50 ${s.p50.toFixed(3)} ms   p99 ${s.p99.toFixed(3)} ms`;
-  say(
-    `webhook ingress, ${Buffer.byteLength(body)} byte workflow_job payload, ${ITERATIONS} iterations, node ${process.version}`,
-  );
-  say(row('floor: bare HMAC-SHA256 verify', floor));
-  say(row('ingress: handler + in-process ledger + local sink', inMemory));
-  say(row('ingress: handler + embedded DynamoDB (dynalite) + local sink', withDynalite));
-  say(
-    `ratio ingress/floor (p50): in-process ${(inMemory.p50 / floor.p50).toFixed(1)}x, dynalite ${(withDynalite.p50 / floor.p50).toFixed(1)}x`,
-  );
-  say(
-    `target p99 < 2 ms in-process with the local sink: ${inMemory.p99 < 2 ? 'met' : 'NOT met'} (${inMemory.p99.toFixed(3)} ms)`,
-  );
-
-  const zip = '.serverless/github-webhook.zip';
-  try {
-    const { size } = await import('node:fs').then((fs) => fs.statSync(zip));
-    say(
-      `github-webhook zip: ${(size / 1024).toFixed(0)} KB (target < 300 KB: ${size < 300 * 1024 ? 'met' : 'NOT met'})`,
-    );
-  } catch {
-    say(`github-webhook zip: not built; run \`npx serverless package\` first`);
-  }
-}
-
-if (sections.includes('scale')) {
-  const { DEFAULT_JOBS, DEFAULT_RUNNERS, runScaleBench, worldsOf } = await import('./scale.js');
-  const runners = listArg('scale-runners') ?? DEFAULT_RUNNERS;
-  const jobs = listArg('scale-jobs') ?? DEFAULT_JOBS;
-  // `--scale-worlds=100x1000,50000x100000`: exactly these worlds (runners x stored jobs).
-  const paired = args
-    .find((a) => a.startsWith('--scale-worlds='))
-    ?.split('=')[1]
-    ?.split(',')
-    .map((w) => w.split('x').map(Number));
-  const worlds = paired
-    ? paired.map(([r = 0, j = 0]) => ({
-        ephemeralRunners: r,
-        storedJobs: j,
-        clusters: 2,
-        namespaces: 100,
-      }))
-    : worldsOf(runners, jobs);
-  const scale = await runScaleBench(worlds);
-  if (asJson) {
-    process.stdout.write(
-      `${JSON.stringify({ ingress: { lines: ingressLines }, scale }, null, 2)}\n`,
-    );
-  } else {
-    console.log('scale: per event');
-    for (const p of scale.perEvent)
-      console.log(
-        `  ${String(p.world.ephemeralRunners).padStart(6)} runners ${String(p.world.storedJobs).padStart(7)} jobs  ${p.event.padEnd(24)} ${String(p.wallMs).padStart(8)} ms  ${p.storeReads} items ${p.storeBytes} B  kube ${p.kubeCalls} (lists ${p.kubeLists}, cluster-wide ${p.kubeClusterWideLists})  github ${p.githubCalls}`,
-      );
-    console.log('scale: sweep');
-    for (const w of scale.sweep)
-      console.log(
-        `  ${String(w.world.ephemeralRunners).padStart(6)} runners ${String(w.world.storedJobs).padStart(7)} jobs  ${w.wallMs} ms  ${w.rssMb} MB  lists ${w.listCalls} pages ${w.pages}  github ${w.githubCalls}  invocations ${w.invocations}`,
-      );
-    console.log(`scale: growth exponents ${JSON.stringify(scale.exponents)}`);
-  }
-}
+if (context.asJson) process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
 process.exit(0);

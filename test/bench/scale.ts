@@ -3,15 +3,18 @@
  * 2 clusters, with stored jobs, on the Kubernetes twins and dynalite. For each world: the cost of
  * one pod eviction, one `workflow_job.completed` webhook and one spot warning, and of one full
  * sweep; then the growth exponent of each figure between the smallest and the largest world.
+ * By default up to 10,000 runners and 10,000 stored jobs; `--full` adds 50,000 runners and
+ * 100,000 stored jobs (tens of minutes on 2 cores).
  */
 import { performance } from 'node:perf_hooks';
 import { runEngine } from '../../functions/engine/run-engine.js';
 import { SWEEP_RESERVE_MS } from '../../functions/engine/sweep.js';
 import { measureEvent, type ScaleEvent } from './scale-events.js';
 import { ScaleWorld, type WorldSize } from './scale-world.js';
+import { listArg, type BenchSection } from './section.js';
 
-export const DEFAULT_RUNNERS = [100, 1_000, 10_000, 50_000];
-export const DEFAULT_JOBS = [1_000, 10_000, 100_000];
+const RUNNERS = { default: [100, 1_000, 10_000], full: [100, 1_000, 10_000, 50_000] };
+const JOBS = { default: [1_000, 10_000], full: [1_000, 10_000, 100_000] };
 const LAMBDA_TIMEOUT_MS = 120_000;
 const EVENTS: ScaleEvent[] = ['pod-eviction', 'workflow_job.completed', 'spot-warning'];
 
@@ -39,8 +42,8 @@ export interface ScaleReport {
   exponents: Record<string, number>;
 }
 
-/** Worlds: each runner count with each job count (paired by index when the lists are as long). */
-export function worldsOf(runners: number[], jobs: number[]): WorldSize[] {
+/** Worlds: each runner count with each job count. */
+function worldsOf(runners: number[], jobs: number[]): WorldSize[] {
   const out: WorldSize[] = [];
   for (const r of runners)
     for (const j of jobs)
@@ -48,7 +51,7 @@ export function worldsOf(runners: number[], jobs: number[]): WorldSize[] {
   return out;
 }
 
-export async function runScaleBench(worlds: WorldSize[]): Promise<ScaleReport> {
+async function runScaleBench(worlds: WorldSize[]): Promise<ScaleReport> {
   const report: ScaleReport = { perEvent: [], sweep: [], exponents: {} };
   for (const size of worlds) {
     const world = new ScaleWorld(size);
@@ -110,3 +113,44 @@ function exponents(report: ScaleReport, worlds: WorldSize[]): Record<string, num
       out[`sweep.${f}`] = exp(sa[f], sb[f]);
   return out;
 }
+
+/**
+ * `--scale-runners=100,1000 --scale-jobs=1000`: each runner count with each job count;
+ * `--scale-worlds=100x1000,50000x100000`: exactly these worlds (runners x stored jobs).
+ */
+function worldsAsked(args: readonly string[], full: boolean): WorldSize[] {
+  const paired = args
+    .find((a) => a.startsWith('--scale-worlds='))
+    ?.split('=')[1]
+    ?.split(',')
+    .map((w) => w.split('x').map(Number));
+  if (paired)
+    return paired.map(([r = 0, j = 0]) => ({
+      ephemeralRunners: r,
+      storedJobs: j,
+      clusters: 2,
+      namespaces: 100,
+    }));
+  const sizes = full ? 'full' : 'default';
+  return worldsOf(
+    listArg(args, 'scale-runners') ?? RUNNERS[sizes],
+    listArg(args, 'scale-jobs') ?? JOBS[sizes],
+  );
+}
+
+export const scaleSection: BenchSection = async ({ args, full, asJson }) => {
+  const scale = await runScaleBench(worldsAsked(args, full));
+  if (asJson) return scale;
+  console.log('scale: per event');
+  for (const p of scale.perEvent)
+    console.log(
+      `  ${String(p.world.ephemeralRunners).padStart(6)} runners ${String(p.world.storedJobs).padStart(7)} jobs  ${p.event.padEnd(24)} ${String(p.wallMs).padStart(8)} ms  ${p.storeReads} items ${p.storeBytes} B  kube ${p.kubeCalls} (lists ${p.kubeLists}, cluster-wide ${p.kubeClusterWideLists})  github ${p.githubCalls}`,
+    );
+  console.log('scale: sweep');
+  for (const w of scale.sweep)
+    console.log(
+      `  ${String(w.world.ephemeralRunners).padStart(6)} runners ${String(w.world.storedJobs).padStart(7)} jobs  ${w.wallMs} ms  ${w.rssMb} MB  lists ${w.listCalls} pages ${w.pages}  github ${w.githubCalls}  invocations ${w.invocations}`,
+    );
+  console.log(`scale: growth exponents ${JSON.stringify(scale.exponents)}`);
+  return scale;
+};
