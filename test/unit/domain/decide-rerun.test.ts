@@ -137,8 +137,16 @@ describe('rule 3: re-run a killed job', () => {
       [],
     ],
     [
-      'a job of an older attempt: nothing',
+      'a killed job a later attempt left out (no newer execution): awaited with that attempt',
       { jobs: [lostJob], runs: [run(), run({ runAttempt: 2, status: 'in_progress' })] },
+      ['await-run-completion 101'],
+    ],
+    [
+      'a job of an older attempt, re-run since: nothing',
+      {
+        jobs: [lostJob, job({ jobId: 115, runAttempt: 2, conclusion: 'success' }, [])],
+        runs: [run(), run({ runAttempt: 2, conclusion: 'success' })],
+      },
       [],
     ],
     [
@@ -171,13 +179,16 @@ describe('rule 3: re-run a killed job', () => {
     expect(summary(karpenterKilled(o))).toEqual(expected);
   });
 
-  it('reads the annotations first: a failed job without them is not judged', () => {
+  it('asks for the annotations of a failed job beside a loss, and until then counts it not killed', () => {
     const d = decide(
       karpenterKilled({ jobs: [lostJob, job({ jobId: 109, name: 'unit' }, null)], runs: [run()] }),
       DEFAULT_POLICY,
       T0 + 120_000,
     );
-    expect(d.actions).toEqual([]);
+    expect(d.actions.map((a) => a.target)).toEqual([
+      expect.objectContaining({ kind: 'rerun-job', jobId: 101 }),
+    ]);
+    expect(d.actions[0]?.reason).toContain('unit (annotations not read)');
     expect(d.needs.filter((n) => n.kind === 'annotations')).toEqual([
       { kind: 'annotations', repo: 'acme/app', installationId: 77, jobId: 109 },
     ]);

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import type { ActionScope, ActionTarget, RecoveryPath, RunRef } from '../../model/action.js';
+import {
+  RERUN_KINDS,
+  type ActionScope,
+  type ActionTarget,
+  type RecoveryPath,
+  type RunRef,
+} from '../../model/action.js';
 import { findRunnerLoss } from '../../classify/annotations.js';
 import { runnerOfJob, type RunnerView } from '../../correlate/correlate.js';
 import type { JobRecord } from '../../model/facts.js';
@@ -15,6 +21,8 @@ const CANCEL_KINDS = new Set(['cancel-run', 'force-cancel-run']);
 const ENDED = new Set(['failure', 'cancelled']);
 /** Conclusions `rerun-failed-jobs` would also retry but that are never a runner loss. */
 const OWN_FAILURES = new Set(['timed_out', 'startup_failure', 'action_required']);
+/** Outcomes of a re-run of ours after which GitHub may have started the next attempt. */
+const TOOK_EFFECT = new Set(['succeeded', 'claimed', 'unknown']);
 
 type Verdict =
   | { kind: 'lost'; job: JobRecord; runner: RunnerView; signal: Signal; recoveredBy: RecoveryPath }
@@ -76,15 +84,45 @@ interface LostRun {
   lead: Extract<Verdict, { kind: 'lost' }>;
 }
 
-/** The verdict on each job of the run's current attempt that ended badly. */
+/**
+ * Each job's executions at the latest attempt (up to `attempt`) that has one. A per-job re-run
+ * leaves the other jobs out of the new attempt, and they keep their previous result
+ * (docs.github.com, "Re-running workflows and jobs"): `rerun-failed-jobs` on this attempt would
+ * retry a failure they carry over.
+ */
+function latestExecutions(jobs: JobRecord[], attempt: number): JobRecord[] {
+  const latest = new Map<string, number>();
+  for (const j of jobs)
+    if (j.job.runAttempt <= attempt)
+      latest.set(j.job.name, Math.max(j.job.runAttempt, latest.get(j.job.name) ?? 0));
+  return jobs.filter((j) => latest.get(j.job.name) === j.job.runAttempt);
+}
+
+/** A re-run of ours covered this execution, yet no newer one is known: judge it not killed. */
+function rerunByUs(ctx: RuleContext, j: JobRecord): boolean {
+  return ctx.facts.actions.some(
+    (a) =>
+      RERUN_KINDS.has(a.kind) &&
+      !a.dryRun &&
+      TOOK_EFFECT.has(a.outcome) &&
+      a.jobIds.includes(j.job.jobId),
+  );
+}
+
+/** The verdict on each job of the run, as of this attempt, that ended badly: newest first. */
 function verdictsOf(ctx: RuleContext, jobs: JobRecord[], attempt: number): Verdict[] {
-  const current = jobs.filter((j) => j.job.runAttempt === attempt && j.job.status === 'completed');
-  return [
-    ...current.filter((j) => ENDED.has(j.job.conclusion ?? '')).map((j) => verdict(ctx, j)),
-    ...current
-      .filter((j) => OWN_FAILURES.has(j.job.conclusion ?? ''))
-      .map((j): Verdict => ({ kind: 'blocking', job: j, why: `ended ${j.job.conclusion ?? ''}` })),
-  ];
+  const current = latestExecutions(jobs, attempt)
+    .filter((j) => j.job.status === 'completed')
+    .sort((a, b) => b.job.runAttempt - a.job.runAttempt);
+  return current.flatMap((j): Verdict[] => {
+    const conclusion = j.job.conclusion ?? '';
+    if (OWN_FAILURES.has(conclusion))
+      return [{ kind: 'blocking', job: j, why: `ended ${conclusion}` }];
+    if (!ENDED.has(conclusion)) return [];
+    if (j.job.runAttempt < attempt && rerunByUs(ctx, j))
+      return [{ kind: 'blocking', job: j, why: 're-run already; its new execution is not known' }];
+    return [verdict(ctx, j)];
+  });
 }
 
 /** Rule 3 for one run: re-run its lost jobs (and fail-fast siblings) once the run completes. */
@@ -106,11 +144,12 @@ function rerunRun(ctx: RuleContext, jobs: JobRecord[]): void {
   const lead = lost[0];
   const unknown = verdicts.filter((v) => v.kind === 'unknown');
   // Read the annotations of failed jobs that ran on our runners (to find a loss), and of every
-  // failed job in a run with a loss (a genuine failure there rules out rerun-failed-jobs).
+  // failed job in a run with a loss (a genuine failure there rules out rerun-failed-jobs). Until
+  // they are read, such a job counts as not killed.
   for (const u of unknown)
     if (lead || runnerOfJob(ctx.correlation, u.job)?.arcOwned)
       need(ctx, { kind: 'annotations', repo, installationId, jobId: u.job.job.jobId });
-  if (!lead || unknown.length > 0) return;
+  if (!lead) return;
 
   const rules = effectiveFor(ctx, runnerScope(lead.runner, repo)).rules.rerunKilledJob;
   if (!rules.enabled) return;
@@ -128,8 +167,7 @@ function rerunRun(ctx: RuleContext, jobs: JobRecord[]): void {
     awaitCompletion(ctx, run);
     return;
   }
-  const { target, budgetKeys } = rerunTarget(ctx, run, verdicts, rules.budget);
-  proposeRerun(ctx, run, rules, target, budgetKeys);
+  proposeRerun(ctx, run, rules, rerunTarget(ctx, run, verdicts, rules.budget));
 }
 
 /** The run is still going: a pending intent to re-run the lost jobs once it completes. */
@@ -148,33 +186,45 @@ function awaitCompletion(ctx: RuleContext, run: LostRun): void {
 }
 
 /**
- * `rerun-failed-jobs` for the lost jobs and their cancelled siblings, unless a job failed for its
- * own reasons or is over its budget: `rerun-failed-jobs` would retry it too, so then one lost job
- * (and its dependents) is re-run with `rerun-job`.
+ * `rerun-failed-jobs` for the lost jobs and their cancelled siblings, only when every other failed
+ * job of the attempt was found killed too: it retries every failed job, a genuine failure, one
+ * not yet judged or one over its budget included. Otherwise one lost job is re-run alone with
+ * `rerun-job` (GitHub re-runs its dependents with it); the others follow on later attempts.
  */
 function rerunTarget(
   ctx: RuleContext,
   run: LostRun,
   verdicts: Verdict[],
   budget: number,
-): { target: RerunTarget; budgetKeys: string[] } {
+): { target: RerunTarget; budgetKeys: string[]; notKilled: string[] } {
   const lost = verdicts.filter((v) => v.kind === 'lost');
   const siblings = verdicts.filter((v) => v.kind === 'sibling');
   const overBudget = [...lost, ...siblings].filter(
     (v) => budgetSpent(ctx.facts.actions, budgetKeyOf(v.job)) >= budget,
   );
-  const blocking = verdicts.filter((v) => v.kind === 'blocking').length + overBudget.length;
-  if (blocking === 0) {
+  const notKilled = [
+    ...verdicts.flatMap((v) =>
+      v.kind === 'blocking'
+        ? [`${v.job.job.name} (${v.why})`]
+        : v.kind === 'unknown'
+          ? [`${v.job.job.name} (annotations not read)`]
+          : [],
+    ),
+    ...overBudget.map((v) => `${v.job.job.name} (re-run budget spent)`),
+  ];
+  if (notKilled.length === 0) {
     const all = [...lost, ...siblings].map((v) => v.job);
     return {
       target: { kind: 'rerun-failed-jobs', ...run.runRef, jobIds: all.map((j) => j.job.jobId) },
       budgetKeys: [...new Set(all.map(budgetKeyOf))],
+      notKilled,
     };
   }
   const one = (lost.find((v) => !overBudget.includes(v)) ?? run.lead).job;
   return {
     target: { kind: 'rerun-job', ...run.runRef, jobId: one.job.jobId },
     budgetKeys: [budgetKeyOf(one)],
+    notKilled,
   };
 }
 
@@ -183,8 +233,7 @@ function proposeRerun(
   ctx: RuleContext,
   run: LostRun,
   rules: { retryIntervalSeconds: number; retryForSeconds: number },
-  target: RerunTarget,
-  budgetKeys: string[],
+  { target, budgetKeys, notKilled }: ReturnType<typeof rerunTarget>,
 ): void {
   const { repo, runId, runAttempt } = run.runRef;
   const { scope, cause, signal } = run;
@@ -215,7 +264,7 @@ function proposeRerun(
     reason:
       target.kind === 'rerun-failed-jobs'
         ? `run ${runId} attempt ${runAttempt} completed; jobs ${target.jobIds.join(', ')} lost their runner (${what}) or were cancelled with them: re-run failed jobs`
-        : `run ${runId} attempt ${runAttempt} completed; job ${target.jobId} lost its runner (${what}); other failures are not runner losses: re-run this job only`,
+        : `run ${runId} attempt ${runAttempt} completed; job ${target.jobId} lost its runner (${what}); not found killed: ${notKilled.join(', ')}, which rerun-failed-jobs would retry too: re-run job ${target.jobId} alone (POST .../actions/jobs/${target.jobId}/rerun, which also re-runs the jobs that depend on it)`,
     budgetKeys,
     recoveredBy: run.lead.recoveredBy,
   });
