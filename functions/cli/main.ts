@@ -10,7 +10,8 @@ import type { CheckResult } from '../doctor/doctor-check.js';
 import { exitCodeOf, reportOf } from '../doctor/doctor-check.js';
 import { runDoctor, storeClientConfig } from '../doctor/run-doctor.js';
 import { DynamoFactsStore } from '../adapters/store/dynamo-facts-store.js';
-import { awsClients, createDocumentClient, engineFromEnvironment } from '../config/compose.js';
+import { createDocumentClient } from '../config/compose-clients.js';
+import { awsClients, engineFromEnvironment } from '../config/compose-engine.js';
 import { systemClock } from '../ports/clock.js';
 import type { Clock } from '../ports/clock.js';
 import { RunnerMedicError } from '../ports/errors.js';
@@ -188,7 +189,7 @@ export interface CliSeams {
   clock?: Clock;
 }
 
-/** The engine as the functions build it (functions/config/compose.ts), logging to stderr. */
+/** The engine as the functions build it (functions/config/compose-engine.ts), logging to stderr. */
 async function engineFrom(
   env: Record<string, string | undefined>,
   clock: Clock,

@@ -1,4 +1,4 @@
-import { policyReader } from '../config/compose.js';
+import { policyReader } from '../config/compose-engine.js';
 import type { EngineSettings } from '../config/settings.js';
 import { ConfigError, loadSettings, secretSourceOf } from '../config/settings.js';
 import type { GithubAppCredentials } from '../adapters/github/github-app-credentials.js';

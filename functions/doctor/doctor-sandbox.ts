@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { DynamoClusterSightings } from '../adapters/store/cluster-sightings.js';
-import { createDocumentClient } from '../config/compose.js';
+import { createDocumentClient } from '../config/compose-clients.js';
 import { startEmbeddedDynamo, type EmbeddedDynamo } from '../local/embedded-dynamo.js';
 import { SimClock } from '../../sim/clock.js';
 import { GitHubSim } from '../../sim/github/github-sim.js';

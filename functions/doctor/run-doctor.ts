@@ -8,7 +8,7 @@ import type { AwsCredentialsProvider } from '../adapters/kubernetes/eks-token.js
 import type { SecretClients } from '../adapters/secrets/secret-reader.js';
 import { DynamoClusterSightings } from '../adapters/store/cluster-sightings.js';
 import type { EngineSettings } from '../config/settings.js';
-import { createDocumentClient } from '../config/compose.js';
+import { createDocumentClient } from '../config/compose-clients.js';
 import type { Clock } from '../ports/clock.js';
 import { checkConfiguration } from './configuration-checks.js';
 import type { CheckResult } from './doctor-check.js';

@@ -4,7 +4,7 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
-import type { EngineProvider } from '../config/compose.js';
+import type { EngineProvider } from '../config/compose-engine.js';
 import type { EngineDeps } from '../engine/engine-deps.js';
 import type { EngineLog, EngineMetrics } from '../ports/engine-reporting.js';
 

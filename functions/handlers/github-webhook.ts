@@ -5,7 +5,7 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { LambdaFunctionURLEvent, LambdaFunctionURLResult } from 'aws-lambda';
-import { ingressFromEnvironment } from '../config/compose.js';
+import { ingressFromEnvironment } from '../config/compose-ingress.js';
 import { createLogger, createMetrics } from '../config/observability.js';
 import { fromFunctionUrlEvent, toFunctionUrlResult } from '../ingress/function-url.js';
 import { receiveWebhook } from '../ingress/receive-webhook.js';

@@ -1,5 +1,5 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { engineFromEnvironment } from '../config/compose.js';
+import { engineFromEnvironment } from '../config/compose-engine.js';
 import { createLogger, createMetrics } from '../config/observability.js';
 import { runEngine } from '../engine/run-engine.js';
 import type { EngineHandlerOptions } from './engine-handler.js';

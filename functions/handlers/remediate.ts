@@ -1,6 +1,6 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { parseRemediateInput } from '../ingress/remediate-input.js';
-import { engineFromEnvironment } from '../config/compose.js';
+import { engineFromEnvironment } from '../config/compose-engine.js';
 import { createLogger, createMetrics } from '../config/observability.js';
 import type { EngineReport } from '../engine/run-engine.js';
 import { runEngine } from '../engine/run-engine.js';

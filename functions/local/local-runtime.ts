@@ -1,5 +1,5 @@
 import type { LineWriter } from '../adapters/bus/stream-publisher.js';
-import { composeIngress } from '../config/compose.js';
+import { composeIngress } from '../config/compose-ingress.js';
 import { createLogger, createMetrics } from '../config/observability.js';
 import type { LocalSettings } from '../config/settings.js';
 import { loadSettings } from '../config/settings.js';

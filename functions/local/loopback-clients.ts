@@ -4,8 +4,8 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import type { LineWriter } from '../adapters/bus/stream-publisher.js';
-import type { ClientFactories } from '../config/compose.js';
-import { createDocumentClient } from '../config/compose.js';
+import type { ClientFactories } from '../config/compose-engine.js';
+import { createDocumentClient } from '../config/compose-clients.js';
 import type { Clock } from '../ports/clock.js';
 
 /** Loopback servers (dynalite, the twins) take any credentials; these name no real account. */

@@ -1,8 +1,9 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { WAKE_SOURCE } from '../../functions/ports/wake-scheduler.js';
-import type { EngineProvider } from '../../functions/config/compose.js';
-import { composeEngine, composeIngress } from '../../functions/config/compose.js';
+import type { EngineProvider } from '../../functions/config/compose-engine.js';
+import { composeEngine } from '../../functions/config/compose-engine.js';
+import { composeIngress } from '../../functions/config/compose-ingress.js';
 import { loadSettings } from '../../functions/config/settings.js';
 import type { Policy } from '../../functions/domain/policy/policy.js';
 import { createGithubWebhookHandler } from '../../functions/handlers/github-webhook.js';
@@ -50,7 +51,7 @@ const WEBHOOK_SECRET = 'scenario-webhook-secret';
 
 /**
  * runner-medic as deployed, around the simulators: the functions' own settings and composition
- * (config/compose.ts) on loopback clients. GitHub's webhooks reach the real github-webhook
+ * (config/compose-*.ts) on loopback clients. GitHub's webhooks reach the real github-webhook
  * handler over HTTP; what it publishes, the cluster's exported events and EC2 events reach the
  * real remediate handler through a loopback EventBridge; the schedule drives reconcile. Every
  * handler reads time from the scenario's clock; the policy is the scenario's, and wake-ups are

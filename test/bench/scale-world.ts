@@ -11,7 +11,7 @@ import { EventBridgePublisher } from '../../functions/adapters/bus/eventbridge-p
 import { OctokitGithubGateway } from '../../functions/adapters/github/github-gateway.js';
 import { ClusterConnections } from '../../functions/adapters/kubernetes/cluster-connections.js';
 import { DynamoFactsStore } from '../../functions/adapters/store/dynamo-facts-store.js';
-import { createDocumentClient } from '../../functions/config/compose.js';
+import { createDocumentClient } from '../../functions/config/compose-clients.js';
 import type { KubeEvent } from '../../functions/domain/model/cluster-facts.js';
 import type { JobRecord } from '../../functions/domain/model/facts.js';
 import { DEFAULT_POLICY } from '../../functions/domain/policy/policy.js';

@@ -5,7 +5,7 @@
  */
 import { Octokit } from '@octokit/core';
 import { OctokitCheckRunPublisher } from '../../functions/adapters/github/check-run-publisher.js';
-import { engineFromEnvironment } from '../../functions/config/compose.js';
+import { engineFromEnvironment } from '../../functions/config/compose-engine.js';
 import { composeExplanation } from '../../functions/domain/decide/explanation.js';
 import type { EngineDeps } from '../../functions/engine/engine-deps.js';
 import type { EngineReport } from '../../functions/engine/run-engine.js';
@@ -273,7 +273,7 @@ describe('composeExplanation for a cancel with no Kubernetes signal', () => {
   });
 });
 
-/** The harness's engine with check runs on (as config/compose.ts builds it unless CHECK_RUNS=off). */
+/** The harness's engine with check runs on (as config/compose-engine.ts builds it unless CHECK_RUNS=off). */
 const withCheckRuns = (harness: EngineHarness, extra: Partial<EngineDeps> = {}): EngineDeps =>
   Object.assign({}, harness.engine, { checkRuns: publisherFor(harness.github) }, extra);
 

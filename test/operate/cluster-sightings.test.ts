@@ -3,7 +3,7 @@
  * note of it for each kube-events trigger, configured or not.
  */
 import { DynamoClusterSightings } from '../../functions/adapters/store/cluster-sightings.js';
-import { createDocumentClient } from '../../functions/config/compose.js';
+import { createDocumentClient } from '../../functions/config/compose-clients.js';
 import type { KubeEvent } from '../../functions/domain/model/cluster-facts.js';
 import { noteSightings } from '../../functions/engine/record-trigger.js';
 import { startEmbeddedDynamo } from '../../functions/local/embedded-dynamo.js';

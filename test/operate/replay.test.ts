@@ -8,7 +8,7 @@ import { playForReplay, type PlayedScenario } from '../../functions/cli/replay-s
 import { parseAuditRecords, parseDuration, replayReport } from '../../functions/cli/replay.js';
 import type { ReplayReport } from '../../functions/cli/replay.js';
 import { DynamoFactsStore } from '../../functions/adapters/store/dynamo-facts-store.js';
-import { createDocumentClient } from '../../functions/config/compose.js';
+import { createDocumentClient } from '../../functions/config/compose-clients.js';
 import type { Action } from '../../functions/domain/model/action.js';
 import { startEmbeddedDynamo } from '../../functions/local/embedded-dynamo.js';
 

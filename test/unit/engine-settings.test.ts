@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SSMClient } from '@aws-sdk/client-ssm';
-import { engineFromEnvironment, policyReader } from '../../functions/config/compose.js';
+import { engineFromEnvironment, policyReader } from '../../functions/config/compose-engine.js';
 import { ConfigError, loadSettings } from '../../functions/config/settings.js';
 import { SimClock } from '../../sim/clock.js';
 

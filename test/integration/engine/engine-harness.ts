@@ -1,5 +1,6 @@
 import { DynamoFactsStore } from '../../../functions/adapters/store/dynamo-facts-store.js';
-import { composeEngine, createDocumentClient } from '../../../functions/config/compose.js';
+import { createDocumentClient } from '../../../functions/config/compose-clients.js';
+import { composeEngine } from '../../../functions/config/compose-engine.js';
 import { loadSettings } from '../../../functions/config/settings.js';
 import { DEFAULT_POLICY, mergeDeep } from '../../../functions/domain/policy/policy.js';
 import type { Policy } from '../../../functions/domain/policy/policy.js';
@@ -16,7 +17,7 @@ import { ApiServer } from '../../../sim/kube/api/api-server.js';
 export const CLUSTER = 'prod-eu';
 
 /**
- * The engine as the functions compose it (config/compose.ts), against the Kubernetes and GitHub
+ * The engine as the functions compose it (config/compose-engine.ts), against the Kubernetes and GitHub
  * twins, dynalite and a loopback bus; check runs off, and without the webhook ledger and the
  * cluster sightings, which these tests do not look at (test/operate adds check runs back).
  */

@@ -7,7 +7,7 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { EventBridgePublisher } from '../../../functions/adapters/bus/eventbridge-publisher.js';
 import { ClusterConnections } from '../../../functions/adapters/kubernetes/cluster-connections.js';
 import { DynamoFactsStore } from '../../../functions/adapters/store/dynamo-facts-store.js';
-import { createDocumentClient } from '../../../functions/config/compose.js';
+import { createDocumentClient } from '../../../functions/config/compose-clients.js';
 import type { Policy } from '../../../functions/domain/policy/policy.js';
 import { runEngine } from '../../../functions/engine/run-engine.js';
 import type { GithubGateway } from '../../../functions/ports/github-gateway.js';

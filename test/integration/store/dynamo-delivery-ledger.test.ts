@@ -1,5 +1,5 @@
 import { DynamoDeliveryLedger } from '../../../functions/adapters/store/dynamo-delivery-ledger.js';
-import { createDocumentClient } from '../../../functions/config/compose.js';
+import { createDocumentClient } from '../../../functions/config/compose-clients.js';
 import type { GithubObservation } from '../../../functions/domain/model/observation.js';
 import { startEmbeddedDynamo } from '../../../functions/local/embedded-dynamo.js';
 import type { EmbeddedDynamo } from '../../../functions/local/embedded-dynamo.js';

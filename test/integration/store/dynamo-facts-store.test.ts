@@ -2,7 +2,7 @@ import { rerunKilledJob } from '../../../functions/domain/decide/rules/rerun-kil
 import type { Action } from '../../../functions/domain/model/action.js';
 import type { JobRecord } from '../../../functions/domain/model/facts.js';
 import { DynamoFactsStore } from '../../../functions/adapters/store/dynamo-facts-store.js';
-import { createDocumentClient } from '../../../functions/config/compose.js';
+import { createDocumentClient } from '../../../functions/config/compose-clients.js';
 import { startEmbeddedDynamo } from '../../../functions/local/embedded-dynamo.js';
 import type { EmbeddedDynamo } from '../../../functions/local/embedded-dynamo.js';
 

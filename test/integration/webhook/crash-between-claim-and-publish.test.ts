@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
-import { composeIngress } from '../../../functions/config/compose.js';
+import { composeIngress } from '../../../functions/config/compose-ingress.js';
 import { loadSettings } from '../../../functions/config/settings.js';
 import { receiveWebhook } from '../../../functions/ingress/receive-webhook.js';
 import type { ReceiveWebhookDeps } from '../../../functions/ingress/receive-webhook.js';

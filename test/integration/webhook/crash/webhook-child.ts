@@ -6,7 +6,8 @@
  *   REQUEST               the WebhookRequest as JSON
  *   CLOCK_MS              the time the invocation sees
  */
-import { awsClients, ingressFromEnvironment } from '../../../../functions/config/compose.js';
+import { awsClients } from '../../../../functions/config/compose-engine.js';
+import { ingressFromEnvironment } from '../../../../functions/config/compose-ingress.js';
 import { receiveWebhook } from '../../../../functions/ingress/receive-webhook.js';
 import type { WebhookRequest } from '../../../../functions/ports/webhook.js';
 import type { DeliveryLedger } from '../../../../functions/ports/delivery-ledger.js';
