@@ -7,7 +7,8 @@ import { MedicHarness } from './medic-harness.js';
 import type { AppliedFault, ScenarioOutcome } from './outcome.js';
 import { buildOutcome } from './outcome.js';
 import type { Scenario } from './scenario-schema.js';
-import { ScenarioError } from './scenario-schema.js';
+import { followedAttempts, ScenarioError } from './scenario-schema.js';
+import { onEachAttempt } from './attempt-faults.js';
 import { unconfiguredClusterEntry } from './unconfigured-cluster-event.js';
 
 export interface RunOptions {
@@ -194,7 +195,7 @@ export async function runScenario(
       });
     }
     for (const fault of scenario.faults) {
-      clock.at(START + fault.at * 1000, `fault ${fault.kind}`, async () => {
+      const fire = async () => {
         if (fault.kind === 'unconfigured-cluster-event') {
           // Delivered as the exporter's own events are; ARC alone has nobody to deliver it to.
           medic?.putClusterEvent(unconfiguredClusterEntry(fault, clock.now()));
@@ -216,7 +217,17 @@ export async function runScenario(
         say(
           `fault   ${fault.kind} in ${fault.cluster}: ${applied.pods.join(', ') || 'no pod hit'}`,
         );
-      });
+      };
+      const follow = followedAttempts(fault);
+      if (!follow) clock.at(START + fault.at * 1000, `fault ${fault.kind}`, fire);
+      else
+        onEachAttempt(
+          github,
+          clock,
+          { ...follow, after: fault.at, label: `fault ${fault.kind}` },
+          fire,
+          (why) => say(`fault   ${fault.kind} not applied: ${why}`),
+        );
     }
 
     const end = START + scenario.durationSeconds * 1000;

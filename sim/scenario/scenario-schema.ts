@@ -124,6 +124,20 @@ const podTarget = z.union([
 /** A node by name, or the node running a job's runner at the time of the fault. */
 const nodeTarget = { node: name.optional(), nodeOfJob: z.string().min(1).optional() };
 
+/**
+ * A fault that follows its job across attempts: it fires on each listed attempt of the job its
+ * target names (`runnerOfJob` or `nodeOfJob`), `at` seconds after that attempt started on a
+ * runner, instead of once at `at` seconds from the start. A listed attempt that never runs, or
+ * ends before then, is not hit.
+ */
+const onAttempts = {
+  onAttempts: z
+    .array(z.number().int().positive())
+    .min(1)
+    .refine((a) => new Set(a).size === a.length, 'each attempt once')
+    .optional(),
+};
+
 const faultSchema = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('evict-pod'),
@@ -131,6 +145,7 @@ const faultSchema = z.discriminatedUnion('kind', [
     cluster: name,
     target: podTarget,
     resource: z.enum(['memory', 'ephemeral-storage', 'pid']).default('memory'),
+    ...onAttempts,
   }),
   z.strictObject({
     kind: z.literal('admission-reject'),
@@ -138,7 +153,13 @@ const faultSchema = z.discriminatedUnion('kind', [
     cluster: name,
     target: podTarget,
   }),
-  z.strictObject({ kind: z.literal('oom-kill'), at: seconds, cluster: name, target: podTarget }),
+  z.strictObject({
+    kind: z.literal('oom-kill'),
+    at: seconds,
+    cluster: name,
+    target: podTarget,
+    ...onAttempts,
+  }),
   /**
    * A graceful stop of one pod: deleted through the API with a grace period, so the kubelet sends
    * SIGTERM and SIGKILLs only when the grace period ends (default: the pod's own).
@@ -149,24 +170,45 @@ const faultSchema = z.discriminatedUnion('kind', [
     cluster: name,
     target: podTarget,
     gracePeriodSeconds: z.number().int().nonnegative().optional(),
+    ...onAttempts,
   }),
   /** A hard kill of one pod's runner: SIGKILL, no chance to tell GitHub (exit 137). */
-  z.strictObject({ kind: z.literal('kill-pod'), at: seconds, cluster: name, target: podTarget }),
+  z.strictObject({
+    kind: z.literal('kill-pod'),
+    at: seconds,
+    cluster: name,
+    target: podTarget,
+    ...onAttempts,
+  }),
   z.strictObject({
     kind: z.literal('disrupt-node'),
     at: seconds,
     cluster: name,
     ...nodeTarget,
     reason: z.enum(['consolidation', 'drift', 'expiry']),
+    ...onAttempts,
   }),
   z.strictObject({
     kind: z.literal('spot-interruption'),
     at: seconds,
     cluster: name,
     ...nodeTarget,
+    ...onAttempts,
   }),
-  z.strictObject({ kind: z.literal('delete-node'), at: seconds, cluster: name, ...nodeTarget }),
-  z.strictObject({ kind: z.literal('shutdown-node'), at: seconds, cluster: name, ...nodeTarget }),
+  z.strictObject({
+    kind: z.literal('delete-node'),
+    at: seconds,
+    cluster: name,
+    ...nodeTarget,
+    ...onAttempts,
+  }),
+  z.strictObject({
+    kind: z.literal('shutdown-node'),
+    at: seconds,
+    cluster: name,
+    ...nodeTarget,
+    ...onAttempts,
+  }),
   /**
    * The kubelet stops reporting: the node goes NotReady/Unknown while its pods still read Running.
    * Its runners keep running their jobs, unless `runners: lose-network` (then they are lost).
@@ -177,6 +219,7 @@ const faultSchema = z.discriminatedUnion('kind', [
     cluster: name,
     ...nodeTarget,
     runners: z.enum(['keep-running', 'lose-network']).default('keep-running'),
+    ...onAttempts,
   }),
   z.strictObject({
     kind: z.literal('node-pressure'),
@@ -388,6 +431,22 @@ const NODE_FAULTS = new Set([
   'node-pressure',
 ]);
 
+/** The job and attempts a fault follows (`onAttempts`), when it does and its target names a job. */
+export function followedAttempts(
+  f: ScenarioFault,
+): { job: string; attempts: number[] } | undefined {
+  if (!('onAttempts' in f) || !f.onAttempts) return undefined;
+  const job =
+    'target' in f
+      ? 'runnerOfJob' in f.target
+        ? f.target.runnerOfJob
+        : undefined
+      : 'nodeOfJob' in f
+        ? f.nodeOfJob
+        : undefined;
+  return job === undefined ? undefined : { job, attempts: f.onAttempts };
+}
+
 /** References between sections: clusters, nodes, repos and workflows named must exist. */
 function crossCheck(s: Scenario): string[] {
   const problems: string[] = [];
@@ -400,6 +459,8 @@ function crossCheck(s: Scenario): string[] {
         );
       return undefined;
     }
+    if ('onAttempts' in f && f.onAttempts && !followedAttempts(f))
+      problems.push(`faults.${i}.onAttempts: only with target runnerOfJob or nodeOfJob`);
     if (f.kind === 'cluster-unreachable' && f.until !== undefined && f.until <= f.at)
       problems.push(`faults.${i}.until: must be after at (${f.at})`);
     const cluster = clusters.get(f.cluster);
