@@ -154,12 +154,33 @@ export class JobEngine {
     for (const listener of [...this.jobQueued]) listener(job);
   }
 
-  private skipJob(run: Run, expanded: ExpandedJob, conclusion: JobConclusion): void {
+  private skipJob(
+    run: Run,
+    expanded: ExpandedJob,
+    conclusion: JobConclusion,
+    annotations: Annotation[] = [],
+  ): void {
     const job = this.newJob(run, expanded);
     job.status = 'completed';
     job.conclusion = conclusion;
     job.completedAt = this.clock.now();
+    job.annotations.push(...annotations);
     this.emitJob('completed', job, run);
+  }
+
+  /**
+   * An attempt past the re-run limit: it starts, but every job it would re-run fails at once with
+   * `message` as its annotation, so the run's check suite fails (github.blog changelog
+   * 2026-04-10, "Actions workflows are limited to 50 reruns").
+   */
+  failAttempt(run: Run, names: string[], message: string): void {
+    const expanded = new Map(expandJobs(run.workflow.spec).map((job) => [job.name, job]));
+    run.pending = [];
+    for (const name of names) {
+      const job = expanded.get(name);
+      if (job) this.skipJob(run, job, 'failure', [failureAnnotation(message)]);
+    }
+    this.completeRunIfDone(run);
   }
 
   /** A runner of `scaleSet` takes `job`. */

@@ -21,7 +21,20 @@ const CANNOT_CANCEL = 'Cannot cancel a workflow run that is completed.';
 const FAILED_TO_CANCEL = 'Failed to cancel workflow run';
 /** A cancel of a run just re-run (actions/runner#3872). */
 const RERUN_NOT_QUEUED = 'Cannot cancel a workflow re-run that has not yet queued.';
+/**
+ * "You can re-run a workflow run, all failed jobs in a workflow run, or specific jobs in a workflow
+ * run up to 30 days after its initial run. … A workflow run can be re-run a maximum of 50 times.
+ * This limit includes both full re-runs and re-runs of a subset of jobs."
+ * (docs.github.com/en/actions/managing-workflow-runs/re-running-workflows-and-jobs)
+ */
 const RERUN_WINDOW_MS = 30 * DAY_MS;
+export const MAX_RERUNS = 50;
+/**
+ * Past the limit GitHub answers no API error: "you will get a failed check suite with an
+ * annotation indicating you have hit the limit" (github.blog changelog 2026-04-10). The changelog
+ * does not quote the annotation; this text is the twin's own.
+ */
+export const RERUN_LIMIT_ANNOTATION = `This workflow run has been re-run the maximum of ${MAX_RERUNS} times and cannot be re-run again.`;
 
 /** A cancel or force-cancel refused as real GitHub sometimes refuses it; the run is unchanged. */
 export interface CancelFailure {
@@ -153,7 +166,11 @@ export class RunControl {
     run.runStartedAt = now;
     run.triggeringActor = this.actorAccount(who);
     this.engine.emitRun('requested', run);
-    this.engine.startAttempt(run, [...withDependents(run.workflow.spec, names)]);
+    // The jobs named, and every job that needs one of them (the endpoints' OpenAPI descriptions:
+    // "Re-run a job and its dependent jobs", "Re-run all of the failed jobs and their dependent jobs").
+    const rerun = [...withDependents(run.workflow.spec, names)];
+    if (run.attempt - 1 > MAX_RERUNS) this.engine.failAttempt(run, rerun, RERUN_LIMIT_ANNOTATION);
+    else this.engine.startAttempt(run, rerun);
     return outcome;
   }
 
