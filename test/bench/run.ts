@@ -10,6 +10,7 @@ import type { BenchContext, BenchSection } from './section.js';
 const SECTIONS: Record<string, () => Promise<BenchSection>> = {
   ingress: async () => (await import('./ingress.js')).ingressSection,
   scale: async () => (await import('./scale.js')).scaleSection,
+  coldStart: async () => (await import('./cold-start.js')).coldStartSection,
 };
 
 const args = process.argv.slice(2);
