@@ -1,3 +1,4 @@
+import { rescueCallBound, type LossShape } from '../../functions/domain/policy/rescue-cost.js';
 import type { AuditEntry as GithubAudit, Job, Run, Runner } from '../github/model/types.js';
 import type { AuditEntry as KubeAudit, RequestLogEntry } from '../kube/api/audit.js';
 import type { Expectation, Scenario } from './scenario-schema.js';
@@ -64,6 +65,8 @@ interface ActionOutcome {
   api: 'kubernetes' | 'github';
   verb: string;
   target: string;
+  /** The run attempt a GitHub call on a run or job acted on. */
+  runAttempt: number | null;
   rule: string | null;
   status: number;
 }
@@ -144,7 +147,8 @@ export function buildOutcome(input: OutcomeInput): ScenarioOutcome {
       api: 'github' as const,
       verb: a.verb,
       target: a.target,
-      rule: a.by === 'runner-medic' ? (rules.get(`github ${a.target}`) ?? null) : null,
+      runAttempt: a.runAttempt ?? null,
+      rule: a.by === 'runner-medic' ? (rules.get(`github ${a.verb} ${a.target}`) ?? null) : null,
       status: a.status,
     })),
     ...input.kubeAudit.flatMap((c) =>
@@ -156,6 +160,7 @@ export function buildOutcome(input: OutcomeInput): ScenarioOutcome {
           api: 'kubernetes' as const,
           verb: e.subresource ? `${e.verb} ${e.subresource}` : e.verb,
           target,
+          runAttempt: null,
           rule: e.by === 'runner-medic' ? (rules.get(`kubernetes ${target}`) ?? null) : null,
           status: e.code,
         };
@@ -170,7 +175,9 @@ export function buildOutcome(input: OutcomeInput): ScenarioOutcome {
   );
   const violations = [
     ...medicKube.flatMap(({ cluster, e }) => nonRunnerTouch(cluster, e)),
-    ...budgetViolations(input.runs, medicGithub, input.rerunBudget),
+    ...input.runs.flatMap((run) =>
+      jobBudgetViolations(run, input.runners, medicGithub, input.rerunBudget),
+    ),
     ...duplicateEffects(medicKube, medicGithub),
     // A call outside the shipped grants fails the same way on EKS.
     ...medicForbidden.map((call) => `runner-medic refused by RBAC (403): ${call}`),
@@ -305,20 +312,28 @@ function recoveryTime(
   return times.length > 0 ? Math.min(...times) : null;
 }
 
+/** The GitHub twin's audit verb for each action kind that calls GitHub. */
+const GITHUB_VERB: Record<string, string> = {
+  'cancel-run': 'cancel',
+  'force-cancel-run': 'force-cancel',
+  'delete-runner-registration': 'delete-runner',
+};
+
 function ruleIndex(remediations: { detail: Record<string, unknown> }[]): Map<string, string> {
   const index = new Map<string, string>();
   for (const { detail } of remediations) {
     const target = detail.target as Record<string, unknown> | undefined;
     const rule = String(detail.rule ?? '');
     if (!target) continue;
+    const verb = GITHUB_VERB[String(target.kind)] ?? String(target.kind);
     if (typeof target.runId === 'number')
-      index.set(`github repos/${String(target.repo)}/actions/runs/${target.runId}`, rule);
+      index.set(`github ${verb} repos/${String(target.repo)}/actions/runs/${target.runId}`, rule);
     if (typeof target.jobId === 'number')
-      index.set(`github repos/${String(target.repo)}/actions/jobs/${target.jobId}`, rule);
+      index.set(`github ${verb} repos/${String(target.repo)}/actions/jobs/${target.jobId}`, rule);
     if (typeof target.runnerId === 'number') {
       const owner = target.owner as { org?: string; repo?: string } | undefined;
       const path = owner?.org ? `orgs/${owner.org}` : `repos/${owner?.repo ?? ''}`;
-      index.set(`github ${path}/actions/runners/${target.runnerId}`, rule);
+      index.set(`github ${verb} ${path}/actions/runners/${target.runnerId}`, rule);
     }
     if (typeof target.cluster === 'string' && typeof target.name === 'string') {
       const resource =
@@ -349,25 +364,64 @@ function nonRunnerTouch(cluster: string, e: KubeAudit): string[] {
       ];
 }
 
-function budgetViolations(runs: Run[], github: readonly GithubAudit[], budget: number): string[] {
+const isEffect = (status: number) => status >= 200 && status < 300;
+
+function lossShape(job: Job, runners: Runner[]): LossShape | null {
+  const stopped = runners.find((r) => r.jobId === job.id)?.stopped;
+  return stopped === 'killed' ? 'hard-kill' : stopped === 'sigterm' ? 'graceful' : null;
+}
+
+/**
+ * Each job of a run within its re-run budget, and within budget × one rescue's cost in
+ * job-level calls (functions/domain/policy/rescue-cost.ts). A call on the run counts for the jobs
+ * lost on the attempt it acted on (every job of that attempt when none was lost); a call on a
+ * job counts for that job. Only effects count: a refused call changed nothing.
+ */
+function jobBudgetViolations(
+  run: Run,
+  runners: Runner[],
+  github: readonly GithubAudit[],
+  budget: number,
+): string[] {
+  const lostOn = (attempt: number) =>
+    run.jobs.filter((j) => j.runAttempt === attempt && lossShape(j, runners) !== null);
+  const forJobs = (a: GithubAudit): Job[] => {
+    // Run and job ids are unique across repositories, as GitHub's are.
+    const job = run.jobs.find((j) => a.target.endsWith(`/actions/jobs/${j.id}`));
+    if (job) return [job];
+    if (!a.target.endsWith(`/actions/runs/${run.id}`)) return [];
+    const attempts =
+      a.runAttempt === undefined ? [...new Set(run.jobs.map((j) => j.runAttempt))] : [a.runAttempt];
+    return attempts.flatMap((n) => {
+      const lost = lostOn(n);
+      return lost.length > 0 ? lost : run.jobs.filter((j) => j.runAttempt === n);
+    });
+  };
+  const calls = new Map<string, GithubAudit[]>();
+  for (const a of github.filter((x) => isEffect(x.status)))
+    for (const name of new Set(forJobs(a).map((j) => j.name)))
+      calls.set(name, [...(calls.get(name) ?? []), a]);
   const out: string[] = [];
-  for (const run of runs) {
-    const jobIds = new Set(run.jobs.map((j) => `/jobs/${j.id}`));
-    const reruns = github.filter(
-      (a) =>
-        a.status === 201 &&
-        a.verb.startsWith('rerun') &&
-        (a.target.endsWith(`/runs/${run.id}`) || [...jobIds].some((s) => a.target.endsWith(s))),
-    );
-    if (reruns.length > budget) {
+  for (const [name, mine] of calls) {
+    const shapes = run.jobs
+      .filter((j) => j.name === name)
+      .map((j) => lossShape(j, runners))
+      .filter((s): s is LossShape => s !== null);
+    const reruns = mine.filter((a) => a.verb.startsWith('rerun')).length;
+    if (reruns > budget)
       out.push(
-        `run ${run.id}: ${reruns.length} re-runs by runner-medic, over the budget of ${budget}`,
+        `run ${run.id} job ${name}: ${reruns} re-runs by runner-medic, over the budget of ${budget}`,
       );
-    }
+    const bound = rescueCallBound(budget, shapes);
+    if (mine.length > bound)
+      out.push(
+        `run ${run.id} job ${name}: ${mine.length} mutating calls by runner-medic (${mine.map((a) => `${a.verb}#${a.runAttempt ?? '?'}`).join(', ')}), over budget × rescue cost = ${bound} (${shapes.join(', ') || 'not lost'})`,
+      );
   }
   return out;
 }
 
+/** A Kubernetes object changed twice, or a GitHub call repeated on the same run attempt. */
 function duplicateEffects(
   kube: { cluster: string; e: KubeAudit }[],
   github: GithubAudit[],
@@ -380,12 +434,12 @@ function duplicateEffects(
     if (n === 2) out.push(`duplicate effect: ${key}`);
   };
   for (const { cluster, e } of kube) {
-    if (e.code >= 200 && e.code < 300)
+    if (isEffect(e.code))
       note(`${e.verb} ${cluster}/${e.resource}/${e.namespace ?? ''}/${e.name ?? ''}`);
   }
   for (const a of github) {
-    if (a.status >= 200 && a.status < 300 && !a.verb.startsWith('rerun'))
-      note(`${a.verb} ${a.target}`);
+    if (isEffect(a.status) && !a.verb.startsWith('rerun'))
+      note(`${a.verb} ${a.target}${a.runAttempt === undefined ? '' : ` attempt ${a.runAttempt}`}`);
   }
   return out;
 }
