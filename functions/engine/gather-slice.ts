@@ -6,6 +6,7 @@ import {
   type RunnerOnNode,
 } from '../domain/model/facts.js';
 import { erJobCacheEntry } from '../domain/correlate/job-records.js';
+import { classifyKilledRunner } from '../domain/classify/classify-pod.js';
 import { scaleSetOf } from '../domain/correlate/runner-guard.js';
 import type { ClusterGateway, ClusterGateways } from '../ports/cluster-gateway.js';
 import {
@@ -404,6 +405,7 @@ export async function noteRunnerObjects(
       facts.missingPods.push(pod);
     }
   }
+  for (const pod of objects.pods) await recordKill(facts, store, pod, now);
   const looked = new Set(refs.map((r) => `${r.namespace}/${r.name}`));
   for (const m of facts.missingPods.filter((m) => m.cluster === cluster)) {
     const k = `${m.namespace}/${m.name}`;
@@ -415,6 +417,24 @@ export async function noteRunnerObjects(
   for (const namespace of new Set(refs.map((r) => r.namespace)))
     if (!facts.listings.some((l) => l.cluster === cluster && l.namespace === namespace))
       facts.listings.push({ cluster, namespace, at: now });
+}
+
+/**
+ * A busy runner's pod seen killed (classifyKilledRunner) is stored as its loss at once: ARC ≥ 0.15
+ * deletes the pod and its EphemeralRunner within a second and no Event tells of the kill, so this
+ * record is what the hard-kill fast path decides from once they are gone. It joins this slice's
+ * decisions only from the next one: the live objects speak for themselves now.
+ */
+async function recordKill(facts: Facts, store: FactsStore, pod: Pod, now: number): Promise<void> {
+  const loss = classifyKilledRunner(pod);
+  if (!loss?.ownedByArc) return;
+  const same = (x: { cluster: string; namespace: string }, name: string) =>
+    x.cluster === loss.cluster && x.namespace === loss.namespace && name === loss.runnerName;
+  if (!facts.erJobCache.some((e) => same(e, e.runnerName))) return;
+  const known = facts.losses.some(
+    (l) => same(l, l.runnerName) && l.cause.kind === loss.cause.kind && l.podUid === loss.podUid,
+  );
+  if (!known) await store.recordLoss(loss, now);
 }
 
 /** The breakers of the clusters and scale sets in the slice. */

@@ -6,6 +6,8 @@ import { podLossFacts, runnerLoss } from './runner-loss.js';
 import { isoTime } from '../model/iso-time.js';
 
 const SHUTDOWN_REASONS = new Set(['Terminated', 'NodeShutdown', 'Shutdown']);
+/** ARC's runner container (the chart's pod template). */
+const RUNNER_CONTAINER = 'runner';
 
 function fromStatus(pod: Pod): { cause: LossCause; signal: Signal } | null {
   const { phase, reason } = pod;
@@ -85,6 +87,40 @@ export function classifyPod(pod: Pod): Loss | null {
     pod.metadata.deletionTimestamp ??
     null;
   return runnerLoss({ ...podLossFacts(pod), ...found, at }, { pod: pod.metadata });
+}
+
+/** 128 + SIGKILL: the process was killed, it did not exit by itself. */
+const SIGKILL_EXIT = 137;
+
+/**
+ * A runner container killed (exit 137, not OOMKilled) on a pod nothing else explains: the runner
+ * could not tell GitHub. A container that exited by itself (0, 1, …) is not a kill, and an
+ * explained pod (eviction, shutdown, OOM) is classifyPod's. ARC ≥ 0.15 deletes such a runner's
+ * EphemeralRunner and pod within a second (ephemeralrunner_controller.go
+ * `deleteEphemeralRunnerOrPod`, background deregistration #4664), so this is recorded when seen:
+ * it is the only trace of the kill (no component emits an Event for it).
+ */
+export function classifyKilledRunner(pod: Pod): Loss | null {
+  if (classifyPod(pod)) return null;
+  const runner = pod.containerStatuses.find((c) => c.name === RUNNER_CONTAINER);
+  const t = runner?.terminated;
+  if (!runner || t?.exitCode !== SIGKILL_EXIT) return null;
+  const at =
+    pod.conditions.find((c) => c.type === 'Ready' && c.status !== 'True')?.lastTransitionTime ??
+    pod.metadata.deletionTimestamp ??
+    null;
+  return runnerLoss(
+    {
+      ...podLossFacts(pod),
+      cause: { kind: 'runner-killed', container: runner.name, exitCode: t.exitCode },
+      signal: {
+        source: 'container-status',
+        detail: `container ${runner.name} terminated ${t.reason ?? 'no reason'} (exit ${t.exitCode}): killed`,
+      },
+      at,
+    },
+    { pod: pod.metadata },
+  );
 }
 
 /** An EphemeralRunner in `phase: Failed` (InvalidPod; TooManyPodFailures ≤ 0.11) holds a slot. */

@@ -3,7 +3,8 @@ import type { RunnerView } from '../correlate/correlate.js';
 import type { ActionRecord, Facts, JobRecord } from '../model/facts.js';
 import { idempotencyKey } from '../model/idempotency-key.js';
 import { isoTime } from '../model/iso-time.js';
-import { NODE_DOWN_KINDS } from '../model/loss.js';
+import { describeCause, lossKindSchema, NODE_DOWN_KINDS, type LossKind } from '../model/loss.js';
+import { ms } from './context.js';
 import { matchesErFields } from '../correlate/runner-of-job.js';
 
 /** A busy runner the live objects show dead with its job, since when, and what shows it. */
@@ -34,6 +35,53 @@ function deletedByUs(v: RunnerView, facts: Facts): ActionRecord | null {
       .sort((a, b) => a.claimedAt - b.claimedAt)[0] ?? null
   );
 }
+
+/** When the runner took its one job: GitHub's start of a job on it, else when its job fields were first seen. */
+function jobTakenAt(v: RunnerView): number | null {
+  const starts = v.jobs
+    .filter((j) => j.job.runnerName === v.name)
+    .map((j) => ms(j.job.startedAt))
+    .filter((t): t is number => t !== null);
+  return starts.length > 0 ? Math.min(...starts) : v.jobSeenAt;
+}
+
+/**
+ * A busy runner whose EphemeralRunner and pod are both gone, looked up in this slice, after a
+ * kill was recorded for it (a stored loss: an exporter event, or its pod seen killed before ARC
+ * deleted it) since it took its job. ARC ≥ 0.15 deletes both within a second of the kill
+ * (actions-runner-controller ephemeralrunner_controller.go `deleteEphemeralRunnerOrPod`, #4664),
+ * so what is left is the store's record. Absence alone is no evidence: the kill must be on record,
+ * and the runner known (its job fields cached) to have taken its job.
+ */
+function goneAfterKill(v: RunnerView, facts: Facts): RunnerDeath | null {
+  const taken = jobTakenAt(v);
+  if (v.jobSeenAt === null || taken === null) return null;
+  const kill = v.losses.find((l) => l.at !== null && l.at >= taken && KILLS.has(l.cause.kind));
+  if (!kill || kill.at === null) return null;
+  const killedAt = kill.at;
+  const looked = facts.listings.find(
+    (l) => l.cluster === v.cluster && l.namespace === v.namespace && l.at >= killedAt,
+  );
+  if (!looked) return null;
+  return {
+    since: killedAt,
+    evidence: `EphemeralRunner and pod ${v.name} gone at ${isoTime(looked.at)}; before that, ${describeCause(kill.cause)} at ${isoTime(killedAt)} (${kill.signal.source}: ${kill.signal.detail}), after it took its job`,
+    mayBeGraceful: true,
+  };
+}
+
+/**
+ * Losses that end the runner's process. Not: a runner that outlived its job, a pod merely missing,
+ * a node that stopped reporting (its runners may still run), an EphemeralRunner whose pod was
+ * refused.
+ */
+const NOT_KILLS: readonly LossKind[] = [
+  'runner-stuck',
+  'pod-not-found',
+  'node-not-ready',
+  'runner-failed',
+];
+const KILLS = new Set(lossKindSchema.options.filter((k) => !NOT_KILLS.includes(k)));
 
 const TERMINAL = new Set(['Failed', 'Succeeded']);
 const RUNNER_CONTAINER = 'runner';
@@ -100,6 +148,8 @@ export function deathEvidence(v: RunnerView, facts: Facts): RunnerDeath[] {
       mayBeGraceful: true,
     });
   }
+  const gone = !pod && !er ? goneAfterKill(v, facts) : null;
+  if (gone) found.push(gone);
   const ours = !pod && !er ? deletedByUs(v, facts) : null;
   if (ours)
     found.push({

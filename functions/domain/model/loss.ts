@@ -15,6 +15,7 @@ export const lossKindSchema = z.enum([
   'preemption',
   'taint-manager',
   'pod-gc',
+  'runner-killed',
   'node-not-ready',
   'pod-not-found',
   'runner-failed',
@@ -36,6 +37,11 @@ export type LossCause =
   | { kind: 'pod-gc' }
   | { kind: 'kubelet-shutdown' }
   | { kind: 'oom-killed'; container: string }
+  /**
+   * The runner container was killed (SIGKILL, exit 137) with nothing else to explain it: it could
+   * not tell GitHub, so its job waits for the lost-runner lock.
+   */
+  | { kind: 'runner-killed'; container: string; exitCode: number }
   | { kind: 'pod-not-found' }
   | { kind: 'node-not-ready' }
   /** EphemeralRunner `phase: Failed` (InvalidPod, or TooManyPodFailures in ARC ≤ 0.11). */
@@ -121,6 +127,8 @@ export function describeCause(c: LossCause): string {
       return `API eviction by ${c.by}${c.karpenterReason ? ` (${c.karpenterReason})` : ''}`;
     case 'oom-killed':
       return `OOMKilled (container ${c.container})`;
+    case 'runner-killed':
+      return `killed (container ${c.container}, exit ${c.exitCode})`;
     case 'runner-failed':
       return `EphemeralRunner failed (${c.reason ?? 'no reason'})`;
     default:
