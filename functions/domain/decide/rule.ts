@@ -60,12 +60,16 @@ export function defineRule<Name extends string, Shape extends z.ZodRawShape>(rul
   return { ...rule, renamed: rule.renamed ?? {}, budget: (s) => (budget ? budget(s) : null) };
 }
 
-/** How many times a budget key is already spent: claimed or succeeded actions, dry runs aside. */
+/**
+ * How many times a budget key is already spent: claimed or succeeded actions, dry runs aside.
+ * Counted by action key: the sweep's slice reads an action through both its runner and its run.
+ */
 export function budgetSpent(actions: readonly ActionRecord[], key: string): number {
-  return actions.filter(
+  const spent = actions.filter(
     (a) =>
       !a.dryRun &&
       a.budgetKeys.includes(key) &&
       (a.outcome === 'claimed' || a.outcome === 'succeeded'),
-  ).length;
+  );
+  return new Set(spent.map((a) => a.key)).size;
 }

@@ -171,6 +171,16 @@ describe('rule 4, the hard-kill fast path', () => {
     expect(d.held.map((h) => h.why).join('\n')).toMatch(/fast path stopped/);
   });
 
+  it('charges a re-run read twice once: the sweep reads it through its runner and its run', () => {
+    const rerun = record({
+      key: 'rerun:acme/app:9000000001:0:try:0',
+      kind: 'rerun-failed-jobs',
+      budgetKeys: ['budget:acme/app:9000000001:build'],
+    });
+    const readTwice = { ...recreated, actions: [rerun, { ...rerun }] };
+    expect(rule4(readTwice, T0 + 30 * S).map((a) => a.key)).toEqual([`${cancelBase}:try:0`]);
+  });
+
   it('takes the fast path only when rule 3 could re-run the job', () => {
     const spent = {
       ...recreated,
