@@ -23,7 +23,7 @@ export function formatOutcome(o: ScenarioOutcome): string {
       .filter((a) => a.by === 'runner-medic' || a.by === 'user')
       .map(
         (a) =>
-          `  ${time(a.at).padStart(8)}  ${a.by}  ${a.api} ${a.verb} ${a.target} → ${a.status}${a.rule ? `  [${a.rule}]` : ''}`,
+          `  ${time(a.at).padStart(8)}  ${a.by}  ${a.api} ${a.verb} ${a.target}${a.runAttempt === null ? '' : ` (attempt ${a.runAttempt})`} → ${a.status}${a.rule ? `  [${a.rule}]` : ''}`,
       ),
   ];
   if (o.violations.length > 0) lines.push('', 'violations:', ...o.violations.map((v) => `  ${v}`));
