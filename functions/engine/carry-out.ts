@@ -36,7 +36,9 @@ export async function carryOut(
         return fromCluster(await gw.removeFinalizers(t.namespace, t.name, t.uid, t.finalizers));
       }
       case 'rerun-failed-jobs':
-        return fromGithub(await github.rerunFailedJobs(t, attemptOf(t)));
+        return fromGithub(
+          await github.rerunFailedJobs(t, { ...attemptOf(t), killedJobs: t.jobIds }),
+        );
       case 'rerun-job':
         return fromGithub(await github.rerunJob(t, t.jobId, attemptOf(t)));
       case 'cancel-run':

@@ -23,7 +23,9 @@ export class GithubUnavailableError extends RunnerMedicError {
  *   the cancel was for is no longer in progress, or another job is: nothing was sent;
  * - `try-again`: a cancel GitHub refused for now (500 "Failed to cancel workflow run",
  *   actions/runner#3329; 409 "Cannot cancel a workflow re-run that has not yet queued.",
- *   actions/runner#3872) while the run is still in progress: sending it again is safe;
+ *   actions/runner#3872) while the run is still in progress: sending it again is safe; or a
+ *   `rerun-failed-jobs` not sent because the run holds a failed job runner-medic did not judge
+ *   killed: decide again once that job is known;
  * - `unknown`: the call timed out or got a 5xx, and reading the run could not tell whether it
  *   took effect. Never repeated blindly: the next try reads the run's attempt first.
  */
@@ -51,6 +53,11 @@ export interface AttemptPrecondition {
    * `allowLiveJobs`, no other job of the attempt is (cancelling a run cancels all its jobs).
    */
   jobs?: { inProgress: number[]; allowLiveJobs: boolean };
+  /**
+   * `rerun-failed-jobs` only: the jobs found killed (or cancelled with them). It retries every
+   * failed job of the run, so it is sent only when the run's latest executions hold no other.
+   */
+  killedJobs?: number[];
 }
 
 /** When GitHub stops a runner version (`GET /actions/runners/deprecations/{version}`). */

@@ -386,6 +386,17 @@ export class OctokitGithubGateway implements GithubGateway {
       const busy = jobsPrecondition(await this.listJobs(ref, expected.runId), expected);
       if (busy) return busy;
     }
+    if (intent === 'rerun' && expected.killedJobs) {
+      const judged = expected.killedJobs;
+      const other = (await this.listJobs(ref, expected.runId)).find(
+        (j) => j.status === 'completed' && retriedAsFailed(j) && !judged.includes(j.jobId),
+      );
+      if (other)
+        return {
+          result: 'try-again',
+          message: `job ${other.jobId} (${other.name}) of run ${expected.runId} ended ${other.conclusion ?? '?'} and was not found killed: ${what} would re-run it too`,
+        };
+    }
     try {
       await call();
       return { result: 'done' };
@@ -587,6 +598,10 @@ function jobsPrecondition(
       }
     : null;
 }
+
+/** Conclusions `rerun-failed-jobs` leaves alone; it re-runs every other completed job. */
+const NOT_RETRIED = new Set(['success', 'skipped', 'neutral']);
+const retriedAsFailed = (j: JobFacts) => !NOT_RETRIED.has(j.conclusion ?? 'success');
 
 /**
  * A 409 to a cancel is final only when it says the run already completed; "Cannot cancel a
