@@ -45,27 +45,54 @@ function jobTakenAt(v: RunnerView): number | null {
   return starts.length > 0 ? Math.min(...starts) : v.jobSeenAt;
 }
 
+/** What is on record of a runner's end since `taken`: when, and who says so. */
+interface RecordedEnd {
+  at: number;
+  what: string;
+}
+
 /**
- * A busy runner whose EphemeralRunner and pod are both gone, looked up in this slice, after a
- * kill was recorded for it (a stored loss: an exporter event, or its pod seen killed before ARC
- * deleted it) since it took its job. ARC ≥ 0.15 deletes both within a second of the kill
- * (actions-runner-controller ephemeralrunner_controller.go `deleteEphemeralRunnerOrPod`, #4664),
- * so what is left is the store's record. Absence alone is no evidence: the kill must be on record,
- * and the runner known (its job fields cached) to have taken its job.
+ * The kill on record for a runner since it took its job: a stored loss (an exporter event, or its
+ * pod seen killed before ARC deleted it), else GitHub's own record of it, its registration (by
+ * runner id) offline while still busy with the job (ARC 0.15 retries its removal in the
+ * background while GitHub answers JobStillRunning, #4664).
+ */
+function recordedEnd(v: RunnerView, facts: Facts, taken: number): RecordedEnd | null {
+  const kill = v.losses.find((l) => l.at !== null && l.at >= taken && KILLS.has(l.cause.kind));
+  if (kill?.at != null)
+    return {
+      at: kill.at,
+      what: `${describeCause(kill.cause)} at ${isoTime(kill.at)} (${kill.signal.source}: ${kill.signal.detail})`,
+    };
+  const reg = facts.registrations.find((r) => r.id === v.runnerId && r.name === v.name);
+  if (reg?.status !== 'offline' || !reg.busy || reg.offlineSince === null) return null;
+  if (reg.offlineSince < taken) return null;
+  return {
+    at: reg.offlineSince,
+    what: `GitHub runner ${reg.id} offline and busy since ${isoTime(reg.offlineSince)}`,
+  };
+}
+
+/**
+ * A busy runner whose EphemeralRunner and pod are both gone, looked up in this slice, after its
+ * end was put on record (recordedEnd) since it took its job. ARC ≥ 0.15 deletes both within a
+ * second of a kill (actions-runner-controller ephemeralrunner_controller.go
+ * `deleteEphemeralRunnerOrPod`, #4664), so what is left is the record. Absence alone is no
+ * evidence: the end must be on record, and the runner known (its job fields cached) to have
+ * taken its job.
  */
 function goneAfterKill(v: RunnerView, facts: Facts): RunnerDeath | null {
   const taken = jobTakenAt(v);
   if (v.jobSeenAt === null || taken === null) return null;
-  const kill = v.losses.find((l) => l.at !== null && l.at >= taken && KILLS.has(l.cause.kind));
-  if (!kill || kill.at === null) return null;
-  const killedAt = kill.at;
+  const end = recordedEnd(v, facts, taken);
+  if (!end) return null;
   const looked = facts.listings.find(
-    (l) => l.cluster === v.cluster && l.namespace === v.namespace && l.at >= killedAt,
+    (l) => l.cluster === v.cluster && l.namespace === v.namespace && l.at >= end.at,
   );
   if (!looked) return null;
   return {
-    since: killedAt,
-    evidence: `EphemeralRunner and pod ${v.name} gone at ${isoTime(looked.at)}; before that, ${describeCause(kill.cause)} at ${isoTime(killedAt)} (${kill.signal.source}: ${kill.signal.detail}), after it took its job`,
+    since: end.at,
+    evidence: `EphemeralRunner and pod ${v.name} gone at ${isoTime(looked.at)}; before that, ${end.what}, after it took its job`,
     mayBeGraceful: true,
   };
 }
