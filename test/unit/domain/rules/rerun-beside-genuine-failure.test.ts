@@ -2,6 +2,7 @@ import { decide } from '../../../../functions/domain/decide/decide.js';
 import type { Facts, JobRecord } from '../../../../functions/domain/model/facts.js';
 import { rerunBudgetKey } from '../../../../functions/domain/model/idempotency-key.js';
 import { DEFAULT_POLICY } from '../../../../functions/domain/policy/policy.js';
+import { remediationEvent } from '../../../../functions/engine/remediation-event.js';
 import { RUN_ID, er, facts, job, record, run } from '../builders.js';
 import { LOST_ANNOTATION, SHUTDOWN_ANNOTATION, T0 } from '../fixtures.js';
 
@@ -57,7 +58,11 @@ describe('rule 3 beside a genuine failure, across attempts', () => {
     expect(a?.target).toMatchObject({ kind: 'rerun-job', jobId: 402, runAttempt: 2 });
     expect(a?.budgetKeys).toEqual([rerunBudgetKey('acme/app', RUN_ID, 'e2e')]);
     expect(a?.reason).toContain('lint (failed with no runner-loss signal (genuine failure))');
-    expect(a?.reason).toContain('also re-runs the jobs that depend on it');
+    // The audit event says what the per-job re-run also does.
+    if (!a) throw new Error('no re-run');
+    expect(remediationEvent(a, 'succeeded', 'done', T0).detail.reason).toContain(
+      'POST .../actions/jobs/402/rerun, which also re-runs the jobs that depend on it',
+    );
   });
 
   it('attempt 3 after two re-runs of e2e: its budget of 2 is spent, nothing more', () => {
