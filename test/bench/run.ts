@@ -11,6 +11,7 @@ const SECTIONS: Record<string, () => Promise<BenchSection>> = {
   ingress: async () => (await import('./ingress.js')).ingressSection,
   scale: async () => (await import('./scale.js')).scaleSection,
   coldStart: async () => (await import('./cold-start.js')).coldStartSection,
+  steady: async () => (await import('./steady.js')).steadySection,
 };
 
 const args = process.argv.slice(2);

@@ -34,6 +34,8 @@ export interface RequestLogEntry {
   path: string;
   verb: string;
   code: number;
+  /** Objects the answer carried: a list's items, one for a get, each event of a watch so far. */
+  objects?: number;
 }
 
 export class AuditLog {

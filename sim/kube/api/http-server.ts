@@ -24,6 +24,7 @@ import type { DeleteOptions, KubeApi } from './kube-api.js';
 import { patchTypeFromContentType } from './patch.js';
 import { apiVersionOf, type ResourceDef } from './resources.js';
 import { forbidden, type Decision, type RequestAttributes, type UserInfo } from './rbac.js';
+import type { RequestLogEntry } from './audit.js';
 import { route, type Route } from './router.js';
 import { toTable, wantsTable } from './table.js';
 import { serveWatch } from './watch.js';
@@ -157,15 +158,19 @@ export class KubeHttpServer {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const method = (req.method ?? 'GET').toUpperCase();
     const actor = this.actorFor(req);
-    const log = (verb: string, code: number) =>
-      this.api.audit.request({
+    const log = (verb: string, code: number, objects?: number) => {
+      const entry: RequestLogEntry = {
         at: this.clock.now(),
         by: actor ?? 'anonymous',
         method,
         path: url.pathname + url.search,
         verb,
         code,
-      });
+        ...(objects === undefined ? {} : { objects }),
+      };
+      this.api.audit.request(entry);
+      return entry;
+    };
     const r = route(url.pathname);
     if (this.unreachable === '503') {
       log('unavailable', 503);
@@ -268,6 +273,7 @@ export class KubeHttpServer {
         verb = 'watch';
         if (subresource)
           throw new ApiError(405, 'MethodNotAllowed', 'watch is not supported on subresources');
+        const entry = log(verb, 200, 0);
         serveWatch(
           this.api,
           req,
@@ -282,6 +288,7 @@ export class KubeHttpServer {
             allowWatchBookmarks: isTrue(q.get('allowWatchBookmarks')),
             timeoutSeconds: q.get('timeoutSeconds') ? Number(q.get('timeoutSeconds')) : undefined,
             bookmarkIntervalMs: this.options.bookmarkIntervalMs ?? 5_000,
+            onObject: () => void (entry.objects = (entry.objects ?? 0) + 1),
             render: wantsTable(req.headers.accept)
               ? (o) =>
                   toTable(
@@ -298,16 +305,17 @@ export class KubeHttpServer {
             res.on('close', () => this.stops.delete(stop));
           },
         );
-        log(verb, 200);
         return;
       }
       let code = 200;
       let body: unknown;
+      let objects: number | undefined;
       switch (method) {
         case 'GET':
           if (name) {
             verb = 'get';
             body = this.api.get(def, ns, name);
+            objects = 1;
             if (wantsTable(req.headers.accept))
               body = toTable(
                 def,
@@ -328,6 +336,7 @@ export class KubeHttpServer {
               limit: q.get('limit') ? Number(q.get('limit')) : undefined,
               continue: q.get('continue') ?? undefined,
             });
+            objects = list.items.length;
             const meta = {
               resourceVersion: list.resourceVersion,
               ...(list.continue ? { continue: list.continue } : {}),
@@ -437,7 +446,7 @@ export class KubeHttpServer {
         default:
           throw new ApiError(405, 'MethodNotAllowed', `method ${method} is not allowed`);
       }
-      log(verb, code);
+      log(verb, code, objects);
       this.send(res, code, body);
     } catch (e) {
       log(verb, e instanceof ApiError ? e.code : 500);

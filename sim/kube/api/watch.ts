@@ -20,6 +20,8 @@ export interface WatchParams {
   timeoutSeconds?: number;
   /** Real milliseconds between bookmarks. */
   bookmarkIntervalMs: number;
+  /** Told of each ADDED/MODIFIED/DELETED event sent (the request log counts objects read). */
+  onObject?: () => void;
   /** Renders objects of ADDED/MODIFIED/DELETED events (kubectl get -w asks for Tables). */
   render?: (object: KubeObject) => unknown;
 }
@@ -48,7 +50,9 @@ export function serveWatch(
   const send = (type: string, object: unknown) => {
     const rendered =
       p.render && type !== 'ERROR' && type !== 'BOOKMARK' ? p.render(object as KubeObject) : object;
-    if (open) res.write(JSON.stringify({ type, object: rendered }) + '\n');
+    if (!open) return;
+    if (type !== 'ERROR' && type !== 'BOOKMARK') p.onObject?.();
+    res.write(JSON.stringify({ type, object: rendered }) + '\n');
   };
   const forward = (ev: StoreEvent) => {
     if (ev.resource !== key) return;

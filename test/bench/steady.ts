@@ -1,0 +1,152 @@
+/**
+ * The `steady` section of `npm run bench`: one simulated hour of a busy, healthy org at the
+ * deployed sweep schedule, per world size, counted from the twins' and dynalite's own request
+ * logs; then the growth exponent of each per-hour figure against the number of runners.
+ */
+import { readFileSync } from 'node:fs';
+import { listArg, type BenchSection } from './section.js';
+import { SteadyWorld, type SteadyFunction, type SteadySize } from './steady-world.js';
+
+const STEADY_RUNNERS = [1_000, 10_000];
+const STEADY_RUNNERS_FULL = [1_000, 10_000, 50_000];
+const HOUR_MS = 3_600_000;
+
+interface PerHour {
+  githubInstallationCalls: number;
+  githubAppCalls: number;
+  storeReads: number;
+  storeWrites: number;
+  kubeRequests: number;
+  kubeObjectsRead: number;
+  invocations: Record<SteadyFunction, number>;
+  busySeconds: Record<SteadyFunction, number>;
+}
+
+interface SteadyWorldReport {
+  runners: number;
+  registeredRunners: number;
+  repositories: number;
+  jobsPerHour: number;
+  jobsStarted: number;
+  /** Simulated minutes played; per-hour figures are scaled to 60 when fewer. */
+  minutesPlayed: number;
+  perHour: PerHour;
+  errors: string[];
+}
+
+interface SteadyReport {
+  sweepEveryMs: number;
+  worlds: SteadyWorldReport[];
+  exponents: Record<string, number>;
+}
+
+/** The deployed schedule: serverless.yml's `sweepRate` (`rate(N minute[s])`). */
+function deployedSweepMs(): number {
+  const yml = readFileSync(new URL('../../serverless.yml', import.meta.url), 'utf8');
+  const m = /sweepRate:\s*rate\((\d+)\s+(minute|minutes|hour|hours)\)/.exec(yml);
+  if (!m) throw new Error('serverless.yml names no sweepRate: rate(N minutes)');
+  return Number(m[1]) * (m[2]?.startsWith('hour') ? HOUR_MS : 60_000);
+}
+
+async function runSteadyBench(runners: number[], minutes = 60): Promise<SteadyReport> {
+  const sweepEveryMs = deployedSweepMs();
+  const worlds: SteadyWorldReport[] = [];
+  for (const n of runners) {
+    const world = new SteadyWorld({
+      runners: n,
+      repositories: 1_000,
+      jobsPerHour: 2_000,
+      clusters: 2,
+      namespaces: 100,
+    });
+    await world.start();
+    await world.populate();
+    // A deployment's first sweep learns the world (where runners and nodes are): not steady.
+    await world.play(sweepEveryMs, sweepEveryMs);
+    worlds.push(await playHour(world, sweepEveryMs, minutes));
+    await world.stop();
+  }
+  return { sweepEveryMs, worlds, exponents: exponents(worlds) };
+}
+
+async function playHour(
+  world: SteadyWorld,
+  sweepEveryMs: number,
+  minutes: number,
+): Promise<SteadyWorldReport> {
+  const size: SteadySize = world.size;
+  const github = world.githubMark();
+  const kube = world.kubeMark();
+  const reads = world.store.reads;
+  const writes = world.store.writes;
+  await world.play(minutes * 60_000, sweepEveryMs);
+  const scale = 60 / minutes;
+  const per = (n: number) => Math.round(n * scale);
+  const calls = world.github.requests().slice(github);
+  const kubeRequests = world.kubes.flatMap((k, c) =>
+    k.audit.requests.slice(kube[c] ?? 0).filter((r) => r.by === 'runner-medic'),
+  );
+  const fns = Object.keys(world.invocations) as SteadyFunction[];
+  return {
+    runners: size.runners,
+    registeredRunners: world.registeredRunners(),
+    repositories: size.repositories,
+    jobsPerHour: size.jobsPerHour,
+    jobsStarted: world.jobsStarted,
+    minutesPlayed: minutes,
+    perHour: {
+      githubInstallationCalls: per(calls.filter((r) => r.by === 'runner-medic').length),
+      githubAppCalls: per(calls.filter((r) => r.by === 'app').length),
+      storeReads: per(world.store.reads - reads),
+      storeWrites: per(world.store.writes - writes),
+      kubeRequests: per(kubeRequests.length),
+      kubeObjectsRead: per(kubeRequests.reduce((sum, r) => sum + (r.objects ?? 0), 0)),
+      invocations: Object.fromEntries(fns.map((f) => [f, per(world.invocations[f])])) as Record<
+        SteadyFunction,
+        number
+      >,
+      busySeconds: Object.fromEntries(
+        fns.map((f) => [f, Math.round((world.busyMs[f] / 1000) * scale * 10) / 10]),
+      ) as Record<SteadyFunction, number>,
+    },
+    errors: world.errors.slice(0, 10),
+  };
+}
+
+/** log(f(largest)/f(smallest)) / log(runners(largest)/runners(smallest)), per figure. */
+function exponents(worlds: SteadyWorldReport[]): Record<string, number> {
+  const sorted = [...worlds].sort((a, b) => a.runners - b.runners);
+  const small = sorted[0];
+  const large = sorted[sorted.length - 1];
+  const out: Record<string, number> = {};
+  if (!small || !large || small.runners === large.runners) return out;
+  const growth = Math.log(large.runners / small.runners);
+  const exp = (a: number, b: number) =>
+    Math.round((Math.log(Math.max(b, 1) / Math.max(a, 1)) / growth) * 100) / 100;
+  const flat = (w: SteadyWorldReport): Record<string, number> => {
+    const { invocations, busySeconds, ...rest } = w.perHour;
+    return {
+      ...rest,
+      ...Object.fromEntries(Object.entries(invocations).map(([f, n]) => [`invocations.${f}`, n])),
+      ...Object.fromEntries(Object.entries(busySeconds).map(([f, s]) => [`busySeconds.${f}`, s])),
+    };
+  };
+  const a = flat(small);
+  const b = flat(large);
+  for (const [k, v] of Object.entries(a)) out[k] = exp(v, b[k] ?? 0);
+  return out;
+}
+
+/**
+ * `--steady-runners=1000,10000`: these worlds; `--steady-minutes=N`: play N simulated minutes
+ * and scale to the hour (for measuring code too slow for a whole hour).
+ */
+export const steadySection: BenchSection = async ({ args, full, asJson }) => {
+  const runners = listArg(args, 'steady-runners') ?? (full ? STEADY_RUNNERS_FULL : STEADY_RUNNERS);
+  const report = await runSteadyBench(runners, listArg(args, 'steady-minutes')?.[0] ?? 60);
+  if (asJson) return report;
+  console.log(`steady: one hour, a sweep every ${report.sweepEveryMs / 1000} s`);
+  for (const w of report.worlds) console.log(`  ${JSON.stringify(w)}`);
+  console.log(`steady: growth exponents against runners ${JSON.stringify(report.exponents)}`);
+  return report;
+};
