@@ -66,7 +66,7 @@ const PLUGIN_KEYS = [
   'disposeContext',
 ];
 
-/** The entries of a zip file (stored or deflated), by name. */
+/** The files of a zip (stored or deflated), by name; its folder entries left out. */
 function unzip(path: string): Map<string, Buffer> {
   const zip = readFileSync(path);
   const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
@@ -82,7 +82,8 @@ function unzip(path: string): Map<string, Buffer> {
     const local = zip.readUInt32LE(at + 42);
     const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
     const data = zip.subarray(start, start + size);
-    entries.set(name, method === 0 ? Buffer.from(data) : inflateRawSync(data));
+    if (!name.endsWith('/'))
+      entries.set(name, method === 0 ? Buffer.from(data) : inflateRawSync(data));
     at += 46 + nameLength + extra;
   }
   return entries;

@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import ts from 'typescript';
 
-export const sourceFiles = (dir: string): string[] =>
+const sourceFiles = (dir: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const path = join(dir, e.name);
     if (e.isDirectory()) return sourceFiles(path);
@@ -14,7 +14,7 @@ export const sourceFiles = (dir: string): string[] =>
   });
 
 /** A relative specifier as the compiler resolves it under NodeNext: `./x.js` is `./x.ts`. */
-export function resolveRelative(from: string, specifier: string): string | null {
+function resolveRelative(from: string, specifier: string): string | null {
   if (!specifier.startsWith('.')) return null;
   const base = resolve(dirname(from), specifier);
   const candidates = [
