@@ -36,7 +36,7 @@ function deletedByUs(v: RunnerView, facts: Facts): ActionRecord | null {
   );
 }
 
-/** When the runner took its one job: GitHub's start of a job on it, else when its job fields were first seen. */
+/** When the runner took its one job: GitHub's start of its job, else its job fields' first sight. */
 function jobTakenAt(v: RunnerView): number | null {
   const starts = v.jobs
     .filter((j) => j.job.runnerName === v.name)
@@ -140,8 +140,10 @@ export function ranJob(v: RunnerView, j: JobRecord): boolean {
  * objects read in this slice, never on an event alone:
  * - its EphemeralRunner is `Failed`;
  * - its pod is terminal, or its runner container has terminated;
- * - its pod is gone (looked up and not found), or both pod and EphemeralRunner are gone from a
- *   listing taken after the runner took its job;
+ * - its pod is gone (looked up and not found) under its EphemeralRunner;
+ * - both its pod and EphemeralRunner are gone (looked up now) after its end was put on record
+ *   since it took its job: a stored kill, or GitHub's registration offline while busy (ARC 0.15
+ *   deletes a killed runner's objects within a second, goneAfterKill);
  * - its pod was created after the runner took its job: the pod that ran the job is gone and ARC
  *   re-created it with the spent JIT config (actions-runner-controller#4588);
  * - its node is gone or NotReady (the kubelet stopped reporting; its processes are presumed gone);
