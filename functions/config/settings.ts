@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { problemLines } from '../domain/model/zod-problems.js';
 import { clustersSchema } from '../ports/cluster-access.js';
 import { RunnerMedicError } from '../ports/errors.js';

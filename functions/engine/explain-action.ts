@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { RERUN_KINDS, type ActionKind } from '../domain/model/action.js';
 import { composeExplanation } from '../domain/decide/explanation.js';
 import type { LossCause, Signal } from '../domain/model/loss.js';

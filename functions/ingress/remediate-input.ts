@@ -1,6 +1,6 @@
 import { Base64Encoded, JSONStringified } from '@aws-lambda-powertools/parser/helpers';
 import { EventBridgeSchema, SqsRecordSchema } from '@aws-lambda-powertools/parser/schemas';
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   DETAIL_TYPES,
   OBSERVATION_SOURCE,

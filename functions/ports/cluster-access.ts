@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The runner namespaces of a cluster: runner-medic lists and reads runners only there (namespaced

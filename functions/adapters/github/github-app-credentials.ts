@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { problemPaths } from '../../domain/model/zod-problems.js';
 import { RunnerMedicError } from '../../ports/errors.js';
 import type { SecretSource } from '../../ports/secret-source.js';

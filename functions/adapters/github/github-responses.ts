@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { githubId as id, githubJobSchema } from '../../domain/model/github-objects.js';
 import type { RunnerRegistration } from '../../domain/model/facts.js';
 import { problemPaths } from '../../domain/model/zod-problems.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { githubId as id, githubRunSchema } from '../../domain/model/github-objects.js';
 import type { RepositoryRef } from '../../domain/model/observation.js';
 

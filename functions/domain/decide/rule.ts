@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ActionRecord } from '../model/facts.js';
 import type { RuleContext } from './context.js';
 

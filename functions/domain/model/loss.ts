@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Why a runner was lost, which signal said so, and warnings that a node is about to go. */
 

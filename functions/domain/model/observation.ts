@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Observations are facts runner-medic has seen, in its own words. The webhook ingress turns GitHub

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { KubeEvent } from '../model/cluster-facts.js';
 import { problemText } from '../model/zod-problems.js';
 import { parseKubeEventObject, type KubeEventParseOptions } from './parse-kube-event.js';

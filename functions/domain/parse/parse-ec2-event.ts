@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Ec2Event } from '../model/cluster-facts.js';
 import { timestamp } from '../model/kube-schemas.js';
 import { problemText } from '../model/zod-problems.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { EphemeralRunner, Node, Pod, RunnerFailure } from '../model/cluster-facts.js';
 import {
   conditionsSchema,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { RULE_LIST, type AnyRule, type RuleName, type Rules } from '../decide/rules/index.js';
 
 /** What a policy document may say of the rules: any rule, any of its settings. */

@@ -1,6 +1,6 @@
 import type { RunnerView } from '../../correlate/correlate.js';
 import { idempotencyKey } from '../../model/idempotency-key.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { effectiveFor, propose, type BreakerTrip, type RuleContext } from '../context.js';
 import { defineRule, ruleSettings } from '../rule.js';
 

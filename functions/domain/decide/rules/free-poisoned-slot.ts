@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { STUCK_AFTER_JOB_MS } from '../../classify/classify-finished-runner.js';
 import { ms, wake, type RuleContext } from '../context.js';
 import { freeSlot } from '../free-slot.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ActionScope, RunRef } from '../../model/action.js';
 import { runKey, runnerOfJob, type RunnerView } from '../../correlate/correlate.js';
 import type { ActionRecord, JobRecord } from '../../model/facts.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineRule, ruleSettings } from '../rule.js';
 import { idempotencyKey } from '../../model/idempotency-key.js';
 import { NODE_DOWN_KINDS, type NodeWarningKind } from '../../model/loss.js';
