@@ -1,4 +1,8 @@
-import { rescueCallBound, type LossShape } from '../../functions/domain/policy/rescue-cost.js';
+import {
+  cleanupCallBound,
+  rescueCallBound,
+  type LossShape,
+} from '../../functions/domain/policy/rescue-cost.js';
 import type { AuditEntry as GithubAudit, Job, Run, Runner } from '../github/model/types.js';
 import type { AuditEntry as KubeAudit, RequestLogEntry } from '../kube/api/audit.js';
 import type { Expectation, Scenario } from './scenario-schema.js';
@@ -175,9 +179,10 @@ export function buildOutcome(input: OutcomeInput): ScenarioOutcome {
   );
   const violations = [
     ...medicKube.flatMap(({ cluster, e }) => nonRunnerTouch(cluster, e)),
-    ...input.runs.flatMap((run) =>
-      jobBudgetViolations(run, input.runners, medicGithub, input.rerunBudget),
-    ),
+    ...input.runs.flatMap((run) => [
+      ...jobBudgetViolations(run, input.runners, medicGithub, input.rerunBudget),
+      ...cleanupViolations(run, input.runners, medicKube, medicGithub),
+    ]),
     ...duplicateEffects(medicKube, medicGithub),
     // A call outside the shipped grants fails the same way on EKS.
     ...medicForbidden.map((call) => `runner-medic refused by RBAC (403): ${call}`),
@@ -416,6 +421,46 @@ function jobBudgetViolations(
     if (mine.length > bound)
       out.push(
         `run ${run.id} job ${name}: ${mine.length} mutating calls by runner-medic (${mine.map((a) => `${a.verb}#${a.runAttempt ?? '?'}`).join(', ')}), over budget × rescue cost = ${bound} (${shapes.join(', ') || 'not lost'})`,
+      );
+  }
+  return out;
+}
+
+/**
+ * The clean-up of each job's lost runners (Kubernetes calls on their objects, deleting their
+ * registrations) within what a lost runner may cost (functions/domain/policy/rescue-cost.ts).
+ */
+function cleanupViolations(
+  run: Run,
+  runners: Runner[],
+  kube: { cluster: string; e: KubeAudit }[],
+  github: readonly GithubAudit[],
+): string[] {
+  const out: string[] = [];
+  for (const name of new Set(run.jobs.map((j) => j.name))) {
+    const ids = new Set(run.jobs.filter((j) => j.name === name).map((j) => j.id));
+    const lost = runners.filter(
+      (r) =>
+        r.jobId !== null && ids.has(r.jobId) && (r.stopped === 'killed' || r.stopped === 'sigterm'),
+    );
+    const names = new Set(lost.map((r) => r.name));
+    const calls = [
+      ...kube
+        .filter(({ e }) => isEffect(e.code) && names.has(e.name ?? ''))
+        .map(({ e }) => `${e.verb} ${e.resource}/${e.name ?? ''}`),
+      ...github
+        .filter(
+          (a) =>
+            isEffect(a.status) &&
+            a.verb === 'delete-runner' &&
+            lost.some((r) => a.target.endsWith(`/actions/runners/${r.id}`)),
+        )
+        .map((a) => `${a.verb} ${a.target}`),
+    ];
+    const bound = cleanupCallBound(lost.length);
+    if (calls.length > bound)
+      out.push(
+        `run ${run.id} job ${name}: ${calls.length} clean-up calls on its ${lost.length} lost runners (${calls.join(', ')}), over ${bound}`,
       );
   }
   return out;

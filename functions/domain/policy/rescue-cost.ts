@@ -12,8 +12,7 @@ export type LossShape = 'graceful' | 'hard-kill' | 'hung-job';
  * - `hung-job`: the fast path is not taken (a live sibling, or a refused cancel): the job hangs
  *   until GitHub's lost-runner lock fails it, then rule 3 re-runs it.
  * The re-run is `rerun-failed-jobs`, or `rerun-job` when another job of the run failed on its own.
- * Clean-up of the lost runner itself (its EphemeralRunner, pod or registration) is per runner,
- * not per rescue: each is one call at most, for every lost runner, rescued or not.
+ * The lost runner's own clean-up is per runner, not per rescue (RUNNER_CLEANUP_CALLS).
  */
 export const RESCUE_CALLS: Readonly<Record<LossShape, readonly ActionKind[]>> = {
   graceful: ['rerun-failed-jobs'],
@@ -28,4 +27,22 @@ export const RESCUE_CALLS: Readonly<Record<LossShape, readonly ActionKind[]>> = 
  */
 export function rescueCallBound(budget: number, shapes: readonly LossShape[]): number {
   return budget * Math.max(0, ...shapes.map((s) => RESCUE_CALLS[s].length));
+}
+
+/**
+ * What one lost runner's clean-up may cost, whether its job is rescued or not: each call at most
+ * once. Rule 1 deletes its EphemeralRunner when ARC leaves it holding a slot, force-deletes its
+ * pod on a dead node, and (by policy) strips the finalizers of one stuck deleting; rules 1 and 5
+ * delete its GitHub registration when nothing else will.
+ */
+export const RUNNER_CLEANUP_CALLS: readonly ActionKind[] = [
+  'delete-ephemeral-runner',
+  'delete-pod',
+  'remove-finalizer',
+  'delete-runner-registration',
+];
+
+/** The most clean-up calls runner-medic may make for a job's lost runners. */
+export function cleanupCallBound(lostRunners: number): number {
+  return lostRunners * RUNNER_CLEANUP_CALLS.length;
 }

@@ -1,4 +1,9 @@
-import { RESCUE_CALLS, rescueCallBound } from '../../../functions/domain/policy/rescue-cost.js';
+import {
+  cleanupCallBound,
+  RESCUE_CALLS,
+  RUNNER_CLEANUP_CALLS,
+  rescueCallBound,
+} from '../../../functions/domain/policy/rescue-cost.js';
 
 describe('what one rescue costs in mutating calls', () => {
   it('is a re-run for a graceful loss or a hung job, and cancel, force-cancel, re-run for a hard kill', () => {
@@ -14,5 +19,16 @@ describe('what one rescue costs in mutating calls', () => {
     expect(rescueCallBound(2, ['graceful', 'hard-kill'])).toBe(6);
     expect(rescueCallBound(1, ['hung-job'])).toBe(1);
     expect(rescueCallBound(2, [])).toBe(0);
+  });
+
+  it('lets each lost runner cost its clean-up, one call of each kind, rescued or not', () => {
+    expect(RUNNER_CLEANUP_CALLS).toEqual([
+      'delete-ephemeral-runner',
+      'delete-pod',
+      'remove-finalizer',
+      'delete-runner-registration',
+    ]);
+    expect(cleanupCallBound(3)).toBe(12);
+    expect(cleanupCallBound(0)).toBe(0);
   });
 });

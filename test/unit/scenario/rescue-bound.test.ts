@@ -67,7 +67,33 @@ const rescues = (...attempts: number[]) =>
     call('rerun-failed-jobs', n, 201),
   ]);
 
-function outcome(githubAudit: AuditEntry[], w = world(3, 'killed')) {
+type KubeEntry = OutcomeInput['kubeAudit'][number]['entries'][number];
+
+/** runner-medic's call on one of a runner's objects, as the cluster twin audits it. */
+const kubeCall = (verb: 'delete' | 'patch', object: 'pod' | 'er', runner: string): KubeEntry => ({
+  at: START + 200_000,
+  by: 'runner-medic',
+  api: 'kubernetes',
+  verb,
+  resource: object === 'pod' ? 'pods' : 'ephemeralrunners.actions.github.com',
+  namespace: 'arc-runners',
+  name: runner,
+  labels:
+    object === 'pod'
+      ? { 'actions-ephemeral-runner': 'True' }
+      : { 'actions.github.com/scale-set-name': 'arc' },
+  ownerReferences: [
+    {
+      apiVersion: 'actions.github.com/v1alpha1',
+      kind: object === 'pod' ? 'EphemeralRunner' : 'EphemeralRunnerSet',
+      name: 'x',
+      uid: 'u',
+    },
+  ],
+  code: 200,
+});
+
+function outcome(githubAudit: AuditEntry[], w = world(3, 'killed'), kube: KubeEntry[] = []) {
   const input: OutcomeInput = {
     scenario,
     remediation: true,
@@ -75,7 +101,7 @@ function outcome(githubAudit: AuditEntry[], w = world(3, 'killed')) {
     end: START + 3_600_000,
     ...w,
     githubAudit,
-    kubeAudit: [],
+    kubeAudit: [{ cluster: 'c1', entries: kube }],
     faults: [],
     remediations: [],
     errors: [],
@@ -141,6 +167,18 @@ describe('the mutating calls per job: within budget × one rescue cost', () => {
     expect(outcome([call('cancel', 1)], healthy).violations).toEqual([
       'run 1 job lint: 1 mutating calls by runner-medic (cancel#1), over budget × rescue cost = 0 (not lost)',
       'run 1 job e2e: 1 mutating calls by runner-medic (cancel#1), over budget × rescue cost = 0 (not lost)',
+    ]);
+  });
+
+  it('holds each lost runner to its clean-up: one call of each kind at most', () => {
+    const w = world(1, 'killed');
+    w.runners = w.runners.map((r) => ({ ...r, id: r.jobId ?? 0 }));
+    const cleanup = [kubeCall('delete', 'er', 'r10'), kubeCall('delete', 'pod', 'r10')];
+    const registration = call('delete-runner', 1, 204, 'orgs/acme/actions/runners/10');
+    expect(outcome(rescues(1), w, cleanup).violations).toEqual([]);
+    const more = [...cleanup, kubeCall('patch', 'er', 'r10'), kubeCall('patch', 'pod', 'r10')];
+    expect(outcome([...rescues(1), registration], w, more).violations).toEqual([
+      'run 1 job e2e: 5 clean-up calls on its 1 lost runners (delete ephemeralrunners.actions.github.com/r10, delete pods/r10, patch ephemeralrunners.actions.github.com/r10, patch pods/r10, delete-runner orgs/acme/actions/runners/10), over 4',
     ]);
   });
 });
