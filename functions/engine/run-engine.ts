@@ -1,6 +1,7 @@
 import { MUTATING_KINDS } from '../domain/model/action.js';
 import type { Action, ActionOutcome, Decision, HeldAction, Need } from '../domain/model/action.js';
 import { correlate } from '../domain/correlate/correlate.js';
+import { breakerGates, type BreakerGate } from '../domain/decide/rules/circuit-breaker.js';
 import { decide } from '../domain/decide/decide.js';
 import type { Facts } from '../domain/model/facts.js';
 import type { Policy } from '../domain/policy/policy.js';
@@ -155,7 +156,7 @@ async function decideAndAct(
   const { facts } = slice;
   const decision = await decideWithNeeds(facts, policy, now, deps);
   await countConfirmedLosses(facts, policy, now, deps);
-  const failedActions = await actOnAll(decision, facts, now, deps, report);
+  const failedActions = await actOnAll(decision, facts, policy, now, deps, report);
   for (const held of decision.held) {
     deps.log.info('action held by a guardrail', { ...held });
     report.held.push(held);
@@ -183,6 +184,7 @@ async function decideAndAct(
 async function actOnAll(
   decision: Decision,
   facts: Facts,
+  policy: Policy,
   now: number,
   deps: EngineDeps,
   report: EngineReport,
@@ -191,6 +193,11 @@ async function actOnAll(
   for (const action of decision.actions) {
     let acted: ActionReport;
     try {
+      const refused = await passBreakers(action, facts, policy, now, deps);
+      if (refused) {
+        holdRefused(action, refused, decision, facts);
+        continue;
+      }
       acted = await act(action, facts, now, deps);
     } catch (error) {
       // An action that throws fails alone: recorded as failed, its subjects retried with
@@ -211,6 +218,67 @@ async function actOnAll(
     }
   }
   return failedActions;
+}
+
+/** A breaker that held a destructive call as it was claimed: which, why, and until when. */
+interface BreakerRefusal {
+  gate: BreakerGate;
+  why: string;
+  until: number;
+}
+
+/**
+ * A destructive call passes its breakers (its scale set's, then its cluster's) before it is
+ * claimed, each with one conditional write that checks the breaker and counts the loss the call
+ * acts on (FactsStore.passBreaker): an invocation whose slice missed other invocations' losses
+ * cannot act past a breaker they filled, nor two invocations both pass its last free place.
+ */
+async function passBreakers(
+  action: Action,
+  facts: Facts,
+  policy: Policy,
+  now: number,
+  deps: EngineDeps,
+): Promise<BreakerRefusal | null> {
+  const { gates, runner } = breakerGates(policy, action);
+  const at = runner === null ? null : lossTime(action, facts);
+  const loss = runner !== null && at !== null ? { runner, at } : null;
+  for (const gate of gates) {
+    const pass = await deps.store.passBreaker(gate, loss, now);
+    if (!pass.passed) return { gate, why: pass.why, until: pass.until };
+  }
+  return null;
+}
+
+/**
+ * A call a breaker held is held as the guardrails hold one: unclaimed, listed on the breaker,
+ * and decided again when it closes. The slice's view of that breaker takes the store's answer.
+ */
+function holdRefused(
+  action: Action,
+  refused: BreakerRefusal,
+  decision: Decision,
+  facts: Facts,
+): void {
+  const { cluster, scaleSet } = refused.gate;
+  decision.held.push({
+    key: action.key,
+    rule: action.rule,
+    kind: action.target.kind,
+    scope: action.scope,
+    why: refused.why,
+  });
+  const seen = facts.breakers.find((b) => b.cluster === cluster && b.scaleSet === scaleSet);
+  if (seen) seen.openUntil = Math.max(seen.openUntil ?? 0, refused.until);
+  else
+    facts.breakers.push({
+      cluster,
+      scaleSet,
+      losses: {},
+      trippedAt: null,
+      openUntil: refused.until,
+      held: [],
+    });
 }
 
 /** What one open breaker holds of this decision: subject keys, and when it closes. */

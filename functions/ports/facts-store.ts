@@ -11,6 +11,7 @@ import type {
   RunnerRegistration,
 } from '../domain/model/facts.js';
 import type { Loss, NodeSignal, RunnerWarning } from '../domain/model/loss.js';
+import type { BreakerGate } from '../domain/decide/rules/circuit-breaker.js';
 
 /** What the store remembers about some subjects: everything in Facts but the live objects. */
 export interface StoredFacts {
@@ -70,6 +71,9 @@ export interface StaleClaim {
   target: ActionTarget;
   claimedAt: number;
 }
+
+/** A breaker's answer to a destructive call: pass, or held until `until` and why. */
+export type BreakerAdmission = { passed: true } | { passed: false; why: string; until: number };
 
 export type ClaimResult =
   { claimed: true; previous: ActionRecord | null } | { claimed: false; existing: ActionRecord };
@@ -188,6 +192,18 @@ export interface FactsStore {
     openUntil: number,
     now: number,
   ): Promise<void>;
+  /**
+   * Lets one destructive call through a breaker, or holds it. ONE conditional write on the
+   * breaker item checks its state (closed, fewer than `gate.limit` losses in its window, the
+   * call's own loss included) and counts the call's loss (`loss`: its runner and when it was
+   * lost; null when the call is for no known loss), so concurrent invocations cannot both pass
+   * a breaker that either of them fills.
+   */
+  passBreaker(
+    gate: BreakerGate,
+    loss: Pick<CountedLoss, 'runner' | 'at'> | null,
+    now: number,
+  ): Promise<BreakerAdmission>;
   /** Adds subjects held by an open breaker, to be decided again, in order, when it closes. */
   holdInBreaker(
     cluster: string,

@@ -11,10 +11,12 @@ import {
 import type { Action, ActionOutcome, ActionTarget } from '../../domain/model/action.js';
 import type { JobAnnotation } from '../../domain/classify/annotations.js';
 import type * as Fact from '../../domain/model/facts.js';
+import type { BreakerGate } from '../../domain/decide/rules/circuit-breaker.js';
 import type { Loss, NodeSignal, RunnerWarning } from '../../domain/model/loss.js';
 import { StoreError } from '../../ports/delivery-ledger.js';
 import {
   emptyStoredFacts,
+  type BreakerAdmission,
   type ClaimResult,
   type CountedLoss,
   type AuditRecord,
@@ -57,6 +59,10 @@ const RETRYABLE: ActionOutcome[] = ['retry-later', 'failed'];
 /** Failures of one subject within this window count toward setting it aside. */
 const FAILURE_WINDOW_S = 6 * 3600;
 const FAILURES_BEFORE_SET_ASIDE = 5;
+/** Tries of a breaker pass whose write lost a race (the item changed between read and write). */
+const PASS_ATTEMPTS = 8;
+/** Entries past a breaker's window one write takes out (the rest go in later writes). */
+const PRUNE_PER_WRITE = 25;
 
 type Item = Record<string, unknown>;
 
@@ -429,6 +435,38 @@ export class DynamoFactsStore implements FactsStore {
       }),
       true,
     );
+  }
+
+  async passBreaker(
+    gate: BreakerGate,
+    loss: Pick<CountedLoss, 'runner' | 'at'> | null,
+    now: number,
+  ): Promise<BreakerAdmission> {
+    const key = breakerPk(gate.cluster, gate.scaleSet);
+    for (let attempt = 0; attempt < PASS_ATTEMPTS; attempt++) {
+      const item = await this.getItem(key, 'BREAKER', now);
+      const plan = passPlan(item, gate, loss, now);
+      if ('why' in plan) return { passed: false, why: plan.why, until: plan.until };
+      try {
+        await this.client.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { pk: key, sk: 'BREAKER' },
+            ...plan,
+            ExpressionAttributeValues: {
+              ...plan.ExpressionAttributeValues,
+              ':exp': seconds(now) + TTL.breaker,
+            },
+          }),
+        );
+        return { passed: true };
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException))
+          throw new StoreError(`could not pass breaker ${key}`, { cause: error });
+      }
+    }
+    // Another writer changed the item each time: fail the call (it is retried with backoff).
+    throw new StoreError(`could not pass breaker ${key}: ${PASS_ATTEMPTS} writes lost a race`);
   }
 
   async holdInBreaker(
@@ -840,6 +878,101 @@ function actionIndexes(action: Action): Item {
   else if (t.kind === 'report-starvation') out.run = jobPk(t.repo, t.jobId);
   return out;
 }
+
+/** One breaker pass as a conditional update, or why the item as read holds the call. */
+type PassPlan =
+  | { why: string; until: number }
+  | {
+      UpdateExpression: string;
+      ConditionExpression: string;
+      ExpressionAttributeNames: Record<string, string>;
+      ExpressionAttributeValues: Record<string, unknown>;
+    };
+
+/**
+ * How to pass a breaker, from its item as read: the call's own loss, fresh and not yet counted,
+ * is counted in the same write, which passes only while the live losses stay under the limit.
+ * The condition is the read state the write relies on: the breaker closed; each entry it prunes
+ * (past the window) still there, so that `size(losses) < cap` counts the live ones exactly; the
+ * call's own entry as it was. A write whose condition fails lost a race and is planned again.
+ */
+function passPlan(
+  item: Item | null,
+  gate: BreakerGate,
+  loss: Pick<CountedLoss, 'runner' | 'at'> | null,
+  now: number,
+): PassPlan {
+  const where = `${gate.cluster}${gate.scaleSet ? `/${gate.scaleSet}` : ''}`;
+  const openUntil = typeof item?.openUntil === 'number' ? item.openUntil : null;
+  if (openUntil !== null && openUntil > now)
+    return { why: `circuit breaker open on ${where} until ${iso(openUntil)}`, until: openUntil };
+  const cutoff = now - gate.windowMs;
+  const entries = (item?.losses ?? null) as Record<string, number> | null;
+  const mine = loss ? entries?.[loss.runner] : undefined;
+  const adds = loss !== null && loss.at > cutoff && !(mine !== undefined && mine > cutoff);
+  const counted = Object.values(entries ?? {}).filter((t) => t > cutoff);
+  const times = [...counted, ...(adds ? [loss.at] : [])].sort((a, b) => a - b);
+  const until = times[times.length - gate.limit];
+  if (until !== undefined)
+    return {
+      why: `circuit breaker open: ${times.length} losses in ${gate.windowMs / 1000} s on ${where} (threshold ${gate.limit})`,
+      until: until + gate.windowMs,
+    };
+
+  const names: Record<string, string> = {
+    '#l': 'losses',
+    '#cluster': 'cluster',
+    '#set': 'scaleSet',
+  };
+  const values: Record<string, unknown> = {
+    ':now': now,
+    ':cluster': gate.cluster,
+    ':scaleSet': gate.scaleSet,
+    ':none': [],
+  };
+  const when = ['(attribute_not_exists(openUntil) OR openUntil <= :now)'];
+  const set = [
+    'expiresAt = :exp',
+    '#cluster = if_not_exists(#cluster, :cluster)',
+    '#set = if_not_exists(#set, :scaleSet)',
+    'held = if_not_exists(held, :none)',
+  ];
+  const remove: string[] = [];
+  if (entries === null) {
+    when.push('attribute_not_exists(#l)');
+    set.push('#l = :first');
+    values[':first'] = adds ? { [loss.runner]: loss.at } : {};
+  } else {
+    const stale = Object.entries(entries)
+      .filter(([k, t]) => t <= cutoff && !(adds && k === loss.runner))
+      .map(([k]) => k)
+      .slice(0, PRUNE_PER_WRITE);
+    stale.forEach((k, i) => {
+      names[`#p${i}`] = k;
+      when.push(`attribute_exists(#l.#p${i})`);
+      remove.push(`#l.#p${i}`);
+    });
+    // live after the write = size − pruned − (own stale entry) + (own loss added) < limit
+    values[':cap'] =
+      gate.limit + stale.length + (adds && mine !== undefined ? 1 : 0) - (adds ? 1 : 0);
+    when.push('size(#l) < :cap');
+    if (adds) {
+      names['#s'] = loss.runner;
+      when.push(mine === undefined ? 'attribute_not_exists(#l.#s)' : '#l.#s = :old');
+      if (mine !== undefined) values[':old'] = mine;
+      set.push('#l.#s = :at');
+      values[':at'] = loss.at;
+    }
+  }
+  return {
+    UpdateExpression: `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
+    ConditionExpression: when.join(' AND '),
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
 
 const live = (item: Item, now: number) =>
   !(typeof item.expiresAt === 'number' && item.expiresAt < seconds(now));

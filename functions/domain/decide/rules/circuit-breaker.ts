@@ -1,5 +1,8 @@
 import type { RunnerView } from '../../correlate/correlate.js';
+import { MUTATING_KINDS, type Action } from '../../model/action.js';
 import { idempotencyKey } from '../../model/idempotency-key.js';
+import type { Policy } from '../../policy/policy.js';
+import { resolvePolicy } from '../../policy/resolve-policy.js';
 import * as z from 'zod';
 import { effectiveFor, propose, type BreakerTrip, type RuleContext } from '../context.js';
 import { defineRule, ruleSettings } from '../rule.js';
@@ -128,4 +131,40 @@ function lossesByScope(
       g.views,
     ]),
   ];
+}
+
+/**
+ * One breaker a destructive call must pass as it is claimed: while it is open, or while `limit`
+ * losses (the call's own included) are counted in its window, the call is held.
+ */
+export interface BreakerGate {
+  cluster: string;
+  /** null: the whole cluster. */
+  scaleSet: string | null;
+  limit: number;
+  windowMs: number;
+}
+
+/**
+ * The breakers a destructive action passes when it is claimed (its scale set's, then its
+ * cluster's), and the runner whose loss it acts on, keyed as the breaker counts losses (null for
+ * an action on no runner). A dry run makes no call and passes none.
+ */
+export function breakerGates(
+  policy: Policy,
+  action: Pick<Action, 'target' | 'scope' | 'dryRun'>,
+): { gates: BreakerGate[]; runner: string | null } {
+  const { cluster, namespace, scaleSet, runnerName } = action.scope;
+  const runner = cluster && runnerName ? `${cluster}/${namespace}/${runnerName}` : null;
+  if (!cluster || action.dryRun || !MUTATING_KINDS.has(action.target.kind))
+    return { gates: [], runner };
+  const gates: BreakerGate[] = [];
+  for (const set of scaleSet ? [scaleSet, null] : [null]) {
+    const cb = resolvePolicy(policy, { cluster, namespace: null, scaleSet: set, repo: null }).rules
+      .circuitBreaker;
+    if (!cb.enabled) continue;
+    const limit = set ? cb.maxLossesPerScaleSet : cb.maxLossesPerCluster;
+    gates.push({ cluster, scaleSet: set, limit, windowMs: cb.windowSeconds * 1000 });
+  }
+  return { gates, runner };
 }
