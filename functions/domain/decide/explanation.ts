@@ -58,6 +58,8 @@ function describeLoss(cause: LossCause): string {
       return 'runner pod was stopped by a node shutdown';
     case 'oom-killed':
       return `runner was OOMKilled (container ${cause.container})`;
+    case 'runner-killed':
+      return `runner was killed (container ${cause.container}, exit ${cause.exitCode})`;
     case 'pod-not-found':
       return 'runner pod disappeared';
     case 'node-not-ready':

@@ -23,6 +23,7 @@ const CAUSES: Record<LossKind, LossCause> = {
   preemption: { kind: 'preemption' },
   'taint-manager': { kind: 'taint-manager' },
   'pod-gc': { kind: 'pod-gc' },
+  'runner-killed': { kind: 'runner-killed', container: 'runner', exitCode: 137 },
   'node-not-ready': { kind: 'node-not-ready' },
   'pod-not-found': { kind: 'pod-not-found' },
   'runner-failed': { kind: 'runner-failed', reason: null },
@@ -59,6 +60,7 @@ describe('composeExplanation: the check run that explains an action', () => {
     expect(titles).toContain('Re-ran build: runner pod was evicted (MemoryPressure)');
     expect(titles).toContain('Re-ran build: runner pod was evicted by karpenter (drift)');
     expect(titles).toContain('Re-ran build: runner failed to start (no reason given)');
+    expect(titles).toContain('Re-ran build: runner was killed (container runner, exit 137)');
   });
 
   it('a re-run: its evidence, its attempt and the budget left', () => {
