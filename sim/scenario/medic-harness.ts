@@ -48,6 +48,13 @@ export interface RemediationRecord {
 }
 
 const WEBHOOK_SECRET = 'scenario-webhook-secret';
+/**
+ * The time each invocation is told it has left: Lambda's longest timeout. The simulated clock
+ * stands still while a handler runs, so its remaining time never shrinks; only middy's early
+ * timeout runs on the host's real clock, and a slow or busy machine must not cut an invocation
+ * short (and leave it running on after its answer).
+ */
+const INVOCATION_TIME_MS = 900_000;
 
 /**
  * runner-medic as deployed, around the simulators: the functions' own settings and composition
@@ -66,6 +73,8 @@ export class MedicHarness {
   private remediate: ReturnType<typeof createRemediateHandler> | undefined;
   private reconcile: ReturnType<typeof createReconcileHandler> | undefined;
   private readonly wakes = new Set<number>();
+  /** Handler invocations not yet settled: stop() waits for them before it closes the store. */
+  private readonly running = new Set<Promise<unknown>>();
   private readonly chaos: Rng;
   private stopped = false;
 
@@ -98,7 +107,9 @@ export class MedicHarness {
       logger: logger(),
       metrics: metrics(),
     });
-    this.server = await startFunctionUrlServer({ '/webhook': webhook as FunctionUrlHandler }, 0);
+    const tracked: FunctionUrlHandler = (event, context) =>
+      this.track((webhook as FunctionUrlHandler)(event, context));
+    this.server = await startFunctionUrlServer({ '/webhook': tracked }, 0);
     github.setWebhookTarget({ url: `${this.server.url}/webhook`, secret: WEBHOOK_SECRET });
 
     const clusters = Object.entries(this.options.kubeconfigs).map(([name, kubeconfig]) => {
@@ -156,12 +167,25 @@ export class MedicHarness {
     if (this.chaos.chance(this.options.eventDuplicate ?? 0)) deliver(5_000 + held);
   }
 
+  /**
+   * Stops taking invocations, waits for every one still running (a webhook GitHub's twin gave up
+   * on keeps running in its handler) and only then closes the servers and the store, so that no
+   * store call reaches a closed database.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     this.options.github.setWebhookTarget(undefined);
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
     await this.server?.close();
     await this.bus.stop();
     await this.dynamo?.close();
+  }
+
+  private track<T>(invocation: Promise<T>): Promise<T> {
+    this.running.add(invocation);
+    const settled = () => void this.running.delete(invocation);
+    invocation.then(settled, settled);
+    return invocation;
   }
 
   private route(entry: ReceivedEntry): void {
@@ -203,7 +227,8 @@ export class MedicHarness {
     if (this.stopped) return;
     const handler = fn === 'remediate' ? this.remediate : this.reconcile;
     try {
-      await handler?.(event, localLambdaContext(`runner-medic-scenario-${fn}`, 60_000));
+      const context = localLambdaContext(`runner-medic-scenario-${fn}`, INVOCATION_TIME_MS);
+      await this.track(Promise.resolve(handler?.(event, context)));
     } catch (error) {
       // EventBridge would retry and then dead-letter; the scenario records it.
       this.errors.push(`${fn} at ${this.options.clock.now()}: ${(error as Error).message}`);
