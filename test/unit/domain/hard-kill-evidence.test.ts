@@ -1,6 +1,8 @@
 import { classifyKilledRunner } from '../../../functions/domain/classify/classify-pod.js';
 import { correlate } from '../../../functions/domain/correlate/correlate.js';
+import { decide } from '../../../functions/domain/decide/decide.js';
 import { deathEvidence } from '../../../functions/domain/decide/runner-death.js';
+import { DEFAULT_POLICY } from '../../../functions/domain/policy/policy.js';
 import type { Facts, RunnerRegistration } from '../../../functions/domain/model/facts.js';
 import { describeCause, type Loss } from '../../../functions/domain/model/loss.js';
 import { facts, job, pod } from './builders.js';
@@ -200,5 +202,67 @@ describe('deathEvidence: a busy runner gone after its end was put on record', ()
     expect(evidence(gone({ losses, listings: [{ ...looked, at: T0 - S }] }))).toEqual([]);
     expect(evidence(gone({ losses, listings: [{ ...looked, namespace: 'other' }] }))).toEqual([]);
     expect(evidence(gone({ losses, erJobCache: [] }))).toEqual([]);
+  });
+});
+
+describe('rule 4 on ARC 0.15: the run of a killed runner whose objects are gone', () => {
+  const inProgress = job({
+    jobId: 401,
+    status: 'in_progress',
+    conclusion: null,
+    completedAt: null,
+  });
+  const killedAt = T0;
+  const f = (o: Partial<Facts> = {}) =>
+    facts({
+      jobs: [inProgress],
+      erJobCache: [
+        {
+          cluster: CLUSTER,
+          namespace: NS,
+          runnerName: NAME,
+          scaleSet: SCALE_SET,
+          runnerId: 42,
+          job: {
+            jobId: null,
+            jobRequestId: 7,
+            jobWorkflowRef: null,
+            jobRepositoryName: 'acme/app',
+            workflowRunId: 9_000_000_001,
+            jobDisplayName: 'build',
+          },
+          seenAt: T0 - 300 * S,
+        },
+      ],
+      listings: [{ cluster: CLUSTER, namespace: NS, at: T0 + 30 * S }],
+      ...o,
+    });
+  const stored = classifyKilledRunner(
+    pod({
+      phase: 'Failed',
+      conditions: [{ type: 'Ready', status: 'False', lastTransitionTime: iso(killedAt) }],
+      containerStatuses: [killed(137)],
+    }),
+  );
+  const rule4 = (x: Facts, now: number) =>
+    decide(x, DEFAULT_POLICY, now).actions.filter((a) => a.rule === 'rule-4-hung-job');
+
+  it('cancels the run once the grace has passed since the recorded kill', () => {
+    if (!stored) throw new Error('no kill');
+    const withKill = f({ losses: [stored] });
+    const [cancel] = rule4(withKill, T0 + 30 * S);
+    expect(cancel?.target).toMatchObject({ kind: 'cancel-run', jobIds: [401], runAttempt: 1 });
+    expect(cancel?.cause).toEqual({ kind: 'runner-killed', container: 'runner', exitCode: 137 });
+    expect(cancel?.reason).toContain(`EphemeralRunner and pod ${NAME} gone`);
+    expect(rule4(withKill, T0 + 29 * S)).toEqual([]);
+  });
+
+  it('holds its hand on absence alone, as after a container that exited 1 by itself', () => {
+    expect(rule4(f(), T0 + 60 * S)).toEqual([]);
+    const sighting = classifyKilledRunner(
+      pod({ phase: 'Failed', conditions: [], containerStatuses: [killed(1)] }),
+    );
+    const losses = sighting ? [sighting] : [];
+    expect(rule4(f({ losses }), T0 + 60 * S)).toEqual([]);
   });
 });
