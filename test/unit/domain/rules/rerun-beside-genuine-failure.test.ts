@@ -60,7 +60,8 @@ describe('rule 3 beside a genuine failure, across attempts', () => {
     expect(a?.reason).toContain('lint (failed with no runner-loss signal (genuine failure))');
     // The audit event says what the per-job re-run also does.
     if (!a) throw new Error('no re-run');
-    expect(remediationEvent(a, 'succeeded', 'done', T0).detail.reason).toContain(
+    const audit = remediationEvent(a, 'succeeded', 'done', T0).detail as { reason: string };
+    expect(audit.reason).toContain(
       'POST .../actions/jobs/402/rerun, which also re-runs the jobs that depend on it',
     );
   });
