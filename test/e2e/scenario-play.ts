@@ -35,6 +35,11 @@ export function shard(index: number, count: number): string[] {
     .filter((_, i) => i % count === index - 1);
 }
 
+/** The scenarios of shard `index` (1-based) of `count` of the baseline, every one played. */
+export function baselineShard(index: number, count: number): string[] {
+  return scenarioFiles().filter((_, i) => i % count === index - 1);
+}
+
 /** A scenario's outcome, and the check runs runner-medic left on GitHub while it played. */
 export interface PlayedOutcome extends ScenarioOutcome {
   checkRuns: readonly StoredCheckRun[];
@@ -79,7 +84,7 @@ export function expectMetWithMedic(outcome: PlayedOutcome): void {
   }
 }
 
-export const BASELINE_TIMEOUT_MS = 120_000;
+const BASELINE_TIMEOUT_MS = 120_000;
 export const MEDIC_TIMEOUT_MS = 180_000;
 
 /** Defines, in the calling test file, the general test of each scenario played with runner-medic. */
@@ -89,6 +94,24 @@ export function describeWithMedic(files: string[]): void {
       '%s meets its expectations with no invariant violated',
       async (file) => expectMetWithMedic(await play(file, true)),
       MEDIC_TIMEOUT_MS,
+    );
+  });
+}
+
+/** Defines, in the calling test file, the baseline test of each scenario played by ARC alone. */
+export function describeArcAlone(files: string[]): void {
+  describe('scenarios, ARC alone (--without-remediation): the baseline every figure is compared to', () => {
+    it.each(files)(
+      '%s ends exactly as ARC alone leaves it',
+      async (file) => {
+        const outcome = await play(file, false);
+
+        expect(outcome.failedExpectations).toEqual([]);
+        expect(outcome.violations).toEqual([]);
+        expect(outcome.actions.filter((a) => a.by === 'runner-medic')).toEqual([]);
+        expect(outcome.passed).toBe(true);
+      },
+      BASELINE_TIMEOUT_MS,
     );
   });
 }

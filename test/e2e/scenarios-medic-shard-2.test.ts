@@ -1,4 +1,4 @@
 import { describeWithMedic, shard } from './scenario-play.js';
 
-// Shard 2 of 2 of the scenarios without a spotlight of their own (see scenario-play.ts).
-describeWithMedic(shard(2, 2));
+// Shard 2 of 4 of the scenarios without a spotlight of their own (see scenario-play.ts).
+describeWithMedic(shard(2, 4));

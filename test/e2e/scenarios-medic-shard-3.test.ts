@@ -1,0 +1,4 @@
+import { describeWithMedic, shard } from './scenario-play.js';
+
+// Shard 3 of 4 of the scenarios without a spotlight of their own (see scenario-play.ts).
+describeWithMedic(shard(3, 4));
