@@ -18,6 +18,8 @@ const jobKey = (j: Facts['jobs'][number]) => `${j.repository.fullName}#${j.job.j
  * whose every webhook and redelivery was lost is then seen starving like any other. Calls per
  * sweep are bounded: one page of repositories and at most QUEUED_REPOSITORIES_PER_SWEEP run
  * lists, plus one job list per queued run found; they do not grow with the number of runners.
+ * Every call is an observe call: the walk goes as far as the installation's budget allows and
+ * resumes there at the next sweep.
  */
 export async function discoverQueuedJobs(
   known: Facts['jobs'],
@@ -35,23 +37,25 @@ export async function discoverQueuedJobs(
   const found: Facts['jobs'] = [];
   for (const { owner, installationId } of owners) {
     try {
+      const observe = <T>(read: () => Promise<T>) => deps.github.observe(installationId, read);
       const next = await deps.store.repositoryScan(owner);
       const page = Math.floor(next / PER_PAGE) + 1;
-      const { repositories, last } = await deps.github.listInstallationRepositories(
-        installationId,
-        page,
+      const listed = await observe(() =>
+        deps.github.listInstallationRepositories(installationId, page),
       );
+      if (listed === null) continue;
       const from = next % PER_PAGE;
-      const batch = repositories.slice(from, from + share);
+      const batch = listed.repositories.slice(from, from + share);
+      let asked = 0;
       for (const repository of batch) {
         const ref = { repo: repository.fullName, installationId };
-        const runs = await deps.github.listQueuedRuns(
-          ref,
-          now - LOOK_BACK_MS,
-          QUEUED_RUNS_PER_REPOSITORY,
+        const runs = await observe(() =>
+          deps.github.listQueuedRuns(ref, now - LOOK_BACK_MS, QUEUED_RUNS_PER_REPOSITORY),
         );
+        if (runs === null) break;
+        asked++;
         for (const run of runs)
-          for (const job of await deps.github.listJobs(ref, run.runId)) {
+          for (const job of (await observe(() => deps.github.listJobs(ref, run.runId))) ?? []) {
             const record = { repository, installationId, job, annotations: null };
             if (job.status !== 'queued' || seen.has(jobKey(record))) continue;
             if (!job.labels.some((l) => scaleSets.has(l.toLowerCase()))) continue;
@@ -60,8 +64,9 @@ export async function discoverQueuedJobs(
             found.push(record);
           }
       }
-      const reachedEnd = from + batch.length >= repositories.length && last;
-      await deps.store.setRepositoryScan(owner, reachedEnd ? 0 : next + batch.length, now);
+      const reachedEnd = from + asked >= listed.repositories.length && listed.last;
+      const after = reachedEnd ? 0 : next + asked;
+      if (after !== next) await deps.store.setRepositoryScan(owner, after, now);
     } catch (error) {
       deps.log.warn('installation unavailable', { org: owner, error: (error as Error).message });
       deps.metrics.count('InstallationUnavailable', { org: owner });

@@ -4,7 +4,12 @@ import type { Policy } from '../domain/policy/policy.js';
 import { runnerSetPrefix } from '../domain/correlate/runner-of-job.js';
 import { isArcRunnerPod, scaleSetOf } from '../domain/correlate/runner-guard.js';
 import type { ClusterGateway, RunnerListing } from '../ports/cluster-gateway.js';
-import { RUNNER_SET_KEY, type RunnerRef } from '../ports/facts-store.js';
+import {
+  RUNNER_SET_KEY,
+  type FactsStore,
+  type RunnerRef,
+  type StoreRead,
+} from '../ports/facts-store.js';
 import {
   addFacts,
   followRunsOf,
@@ -17,6 +22,7 @@ import { explainAction } from './explain-action.js';
 import { discoverQueuedJobs } from './discover-queued-jobs.js';
 import { recoverStaleClaims } from './recover-stale-claims.js';
 import { redeliverMissedWebhooks } from './redeliver-missed-webhooks.js';
+import { scanRegistrations } from './scan-registrations.js';
 import { STALE_CLAIM_MS, type EngineDeps } from './engine-deps.js';
 import type { Subject } from './subjects.js';
 
@@ -59,16 +65,22 @@ export async function runSweep(
       });
     }
     try {
-      const redelivered = await redeliverMissedWebhooks(deps.github, deps.deliveries, now);
+      const redelivered = await redeliverMissedWebhooks(
+        deps.github,
+        deps.deliveries,
+        deps.store,
+        now,
+      );
       if (redelivered.length > 0)
         deps.log.warn('asked GitHub to redeliver missed webhooks', { redelivered });
     } catch (error) {
       deps.log.warn('could not check webhook deliveries', { error: (error as Error).message });
     }
   }
-  const registrations = await refreshRegistrations(deps, now);
+  // GitHub reads, most urgent first, as far as each installation's observe budget goes.
   const stored = await checkQueuedOnGithub(await queuedJobs(deps, now), deps, now);
   const queued = [...stored, ...(await discoverQueuedJobs(stored, deps, now))];
+  const registrations = await scanRegistrations(deps, now);
 
   let complete = true;
   let namespaces = 0;
@@ -121,8 +133,8 @@ async function sweepCluster(
   const gateway = await deps.clusters.forCluster(cluster);
   const cursor = await deps.store.sweepCursor(cluster);
   const nodes = await gateway.listNodes();
-  for (const n of nodes)
-    if (n.instanceId) await deps.store.recordInstance(n.instanceId, cluster, n.name, now);
+  await recordInstances(cluster, nodes, cursor?.lastPassStartedAt ?? null, deps, now);
+  const nodeReads = new Map<string, Promise<StoreRead>>();
 
   // Without configured namespaces the cluster may be listed whole, grouped by namespace.
   const whole = deps.clusters.namespaces(cluster) === null ? await gateway.listRunners() : null;
@@ -165,6 +177,7 @@ async function sweepCluster(
       queued,
       deps,
       now,
+      nodeReads,
     );
     await decideSlice([{ kind: 'namespace', cluster, namespace }], slice);
     done++;
@@ -199,6 +212,34 @@ function noteScaleSets(sets: Record<string, string[]>, here: string, listing: Ru
     // The EphemeralRunnerSet's name prefixes its runners' names: one location, exactly.
     const prefix = runnerSetPrefix(o.metadata.name);
     if (prefix) sets[`${RUNNER_SET_KEY}${prefix}`] = [here];
+  }
+}
+
+/** The nodes each store was told of by this container (uid), so a warm sweep writes only new ones. */
+const recordedNodes = new WeakMap<FactsStore, Set<string>>();
+
+/**
+ * Records which cluster and node each EC2 instance is (a spot warning names only the instance):
+ * a node new to this container, and each node again once a day (spread over the day by its uid),
+ * to outlive its TTL. A cold container writes each node once.
+ */
+async function recordInstances(
+  cluster: string,
+  nodes: readonly Node[],
+  lastPassStartedAt: number | null,
+  deps: EngineDeps,
+  now: number,
+): Promise<void> {
+  let recorded = recordedNodes.get(deps.store);
+  if (!recorded) recordedNodes.set(deps.store, (recorded = new Set()));
+  const sinceLastPass = lastPassStartedAt === null ? null : now - lastPassStartedAt;
+  for (const n of nodes) {
+    if (!n.instanceId) continue;
+    const phase = [...n.uid].reduce((h, c) => (h * 31 + c.charCodeAt(0)) % DAY_MS, 0);
+    const renew = sinceLastPass === null || (now + phase) % DAY_MS < sinceLastPass;
+    if (recorded.has(n.uid) && !renew) continue;
+    await deps.store.recordInstance(n.instanceId, cluster, n.name, now);
+    recorded.add(n.uid);
   }
 }
 
@@ -381,6 +422,7 @@ async function namespaceSlice(
   queued: Facts['jobs'],
   deps: EngineDeps,
   now: number,
+  nodeReads?: Map<string, Promise<StoreRead>>,
 ): Promise<Slice> {
   const facts: Facts = emptyFacts();
   let itemsRead = 0;
@@ -418,9 +460,15 @@ async function namespaceSlice(
   const used = new Set(listing.pods.map((p) => p.nodeName));
   facts.nodes = nodes.filter((n) => used.has(n.name));
   for (const n of facts.nodes) {
-    const read = await deps.store.readNode(cluster, n.name, now);
-    itemsRead += read.itemsRead;
-    facts.nodeSignals.push(...read.facts.nodeSignals);
+    // A node's runners sit in many namespaces: its signals are read once a sweep.
+    const key = `${cluster}/${n.name}`;
+    let read = nodeReads?.get(key);
+    if (!read) {
+      read = deps.store.readNode(cluster, n.name, now);
+      nodeReads?.set(key, read);
+      itemsRead += (await read).itemsRead;
+    }
+    facts.nodeSignals.push(...(await read).facts.nodeSignals);
   }
   // Keep only what belongs to this namespace's runners (names may repeat across namespaces).
   const here = (c: string, ns: string) => c === cluster && ns === namespace;
@@ -464,10 +512,12 @@ async function checkQueuedOnGithub(
   for (const j of oldest) {
     if (failed.has(j.repository.owner)) continue;
     try {
-      const fresh = await deps.github.getJob(
-        { repo: j.repository.fullName, installationId: j.installationId },
-        j.job.jobId,
-      );
+      const ref = { repo: j.repository.fullName, installationId: j.installationId };
+      const read = () => deps.github.getJob(ref, j.job.jobId);
+      const fresh =
+        j.installationId === null
+          ? await read()
+          : await deps.github.observe(j.installationId, read);
       if (!fresh || fresh.status === j.job.status) continue;
       const record = { ...j, job: fresh };
       await deps.store.recordJob(record, now);
@@ -490,37 +540,4 @@ async function queuedJobs(deps: EngineDeps, now: number): Promise<Facts['jobs']>
   for (const { owner } of await deps.store.knownOwners(now))
     out.push(...(await deps.store.readQueuedJobs(owner, now)).facts.jobs);
   return out;
-}
-
-/**
- * Reads every org's self-hosted runner registrations (rule 5, and the offline check that finds a
- * pod re-created with a spent JIT config), one stored item per runner, remembering when each went
- * offline. An org whose installation is gone or suspended fails alone.
- */
-async function refreshRegistrations(deps: EngineDeps, now: number): Promise<RunnerRegistration[]> {
-  const fresh: RunnerRegistration[] = [];
-  for (const { owner, installationId } of await deps.store.knownOwners(now)) {
-    if (installationId === null) continue;
-    let listed: RunnerRegistration[];
-    try {
-      listed = await deps.github.listRunners({ org: owner }, installationId);
-    } catch (error) {
-      deps.log.warn('installation unavailable', { org: owner, error: (error as Error).message });
-      deps.metrics.count('InstallationUnavailable', { org: owner });
-      continue;
-    }
-    const before = await deps.store.readRegistrations(owner, now);
-    const previous = new Map(before.facts.registrations.map((r) => [r.id, r]));
-    for (const runner of listed) {
-      const was = previous.get(runner.id);
-      const offline = runner.status === 'offline';
-      const next = { ...runner, offlineSince: offline ? (was?.offlineSince ?? now) : null };
-      fresh.push(next);
-      // Written every sweep: the write also renews the registration's time to live.
-      await deps.store.putRegistration(next, now);
-      previous.delete(runner.id);
-    }
-    for (const gone of previous.values()) await deps.store.deleteRegistration(gone);
-  }
-  return fresh;
 }

@@ -66,6 +66,7 @@ function engineObservability(
       count: (name, dimensions) => emit(name, dimensions, MetricUnit.Count, 1),
       milliseconds: (name, dimensions, value) =>
         emit(name, dimensions, MetricUnit.Milliseconds, value),
+      percent: (name, dimensions, value) => emit(name, dimensions, MetricUnit.Percent, value),
     },
   };
 }

@@ -7,4 +7,6 @@ export interface EngineLog {
 export interface EngineMetrics {
   count(name: string, dimensions: Record<string, string>): void;
   milliseconds(name: string, dimensions: Record<string, string>, value: number): void;
+  /** A share in percent (0–100); reporters without it drop the figure. */
+  percent?(name: string, dimensions: Record<string, string>, value: number): void;
 }

@@ -114,8 +114,34 @@ export interface GithubGateway {
     installationId: number | null,
     runnerId: number,
   ): Promise<GithubMutation>;
-  /** The App's delivery attempts since `since` (epoch ms), newest first, all pages (App JWT). */
-  listDeliveryAttempts(since: number): Promise<WebhookDeliveryAttempt[]>;
+  /**
+   * One page (1-based, 100 a page) of an org's or repo's self-hosted runners; `last` when no
+   * page follows. The sweep's orphan scan walks them a few pages a sweep.
+   */
+  listRunnersPage(
+    owner: RunnerOwner,
+    installationId: number,
+    page: number,
+  ): Promise<{ registrations: RunnerRegistration[]; last: boolean }>;
+  /** One registration by runner id (`GET …/actions/runners/{id}`); null when it is gone (404). */
+  getRunnerRegistration(
+    owner: RunnerOwner,
+    installationId: number,
+    runnerId: number,
+  ): Promise<RunnerRegistration | null>;
+  /**
+   * The App's delivery attempts since `since` (epoch ms), newest first (App JWT): all pages, or,
+   * given `afterId`, only those newer than that attempt (the pages stop where it is reached).
+   */
+  listDeliveryAttempts(since: number, afterId?: number): Promise<WebhookDeliveryAttempt[]>;
+  /**
+   * Runs `read` (the sweep's own look at GitHub) as an observe call of the installation, if its
+   * share of the installation's hourly rate limit allows one more; null when it does not. Act
+   * calls (re-runs, cancels, deletes, check runs) never go through it and never wait for it.
+   */
+  observe<T>(installationId: number, read: () => Promise<T>): Promise<T | null>;
+  /** Percent of the installation's hourly rate limit used (by anyone), null when not known. */
+  budgetUsed(installationId: number): number | null;
   /** Asks GitHub to deliver an attempt again, with the same `X-GitHub-Delivery` (App JWT). */
   redeliver(attemptId: number): Promise<GithubMutation>;
   /**

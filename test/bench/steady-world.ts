@@ -129,15 +129,7 @@ export class SteadyWorld {
     };
     const clients = loopbackClients(this.clock);
     const logger = () => new Logger({ serviceName: 'runner-medic', logLevel: 'SILENT' });
-    // The handlers' metric lines would fill the bench's own output: counted, not printed.
-    const metrics = () => {
-      const before = process.env.POWERTOOLS_METRICS_DISABLED;
-      process.env.POWERTOOLS_METRICS_DISABLED = 'true';
-      const m = new Metrics({ namespace: 'RunnerMedic', serviceName: 'runner-medic' });
-      if (before === undefined) delete process.env.POWERTOOLS_METRICS_DISABLED;
-      else process.env.POWERTOOLS_METRICS_DISABLED = before;
-      return m;
-    };
+    const metrics = () => new Metrics({ namespace: 'RunnerMedic', serviceName: 'runner-medic' });
     const webhook = createGithubWebhookHandler({
       ingress: composeIngress(
         loadSettings({ ...common, GITHUB_WEBHOOK_SECRET: SECRET }, 'webhook'),

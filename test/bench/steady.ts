@@ -50,6 +50,9 @@ function deployedSweepMs(): number {
 
 async function runSteadyBench(runners: number[], minutes = 60): Promise<SteadyReport> {
   const sweepEveryMs = deployedSweepMs();
+  // The handlers' metric lines (EMF on stdout) would fill the bench's own output.
+  const metricsWere = process.env.POWERTOOLS_METRICS_DISABLED;
+  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
   const worlds: SteadyWorldReport[] = [];
   for (const n of runners) {
     const world = new SteadyWorld({
@@ -66,6 +69,8 @@ async function runSteadyBench(runners: number[], minutes = 60): Promise<SteadyRe
     worlds.push(await playHour(world, sweepEveryMs, minutes));
     await world.stop();
   }
+  if (metricsWere === undefined) delete process.env.POWERTOOLS_METRICS_DISABLED;
+  else process.env.POWERTOOLS_METRICS_DISABLED = metricsWere;
   return { sweepEveryMs, worlds, exponents: exponents(worlds) };
 }
 

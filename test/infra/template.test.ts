@@ -196,6 +196,7 @@ describe('the packaged template', () => {
       'input-rejected',
       'circuit-breaker',
       'starving-queue',
+      'github-budget',
     ].map((n) => `runner-medic-${STAGE}-${n}`);
     expect(names.sort()).toEqual(expected.sort());
     for (const [, alarm] of ofType('AWS::CloudWatch::Alarm'))
@@ -207,6 +208,7 @@ describe('the packaged template', () => {
       expect(queries.some((q) => q.includes(`SUM(${metric})`))).toBe(true);
     expect(queries.some((q) => q.includes("rule = 'circuitBreaker'"))).toBe(true);
     expect(queries.some((q) => q.includes("rule = 'starvingQueue'"))).toBe(true);
+    expect(queries.some((q) => q.includes('MAX(GithubBudgetUsed)'))).toBe(true);
   });
 
   it('keeps each stage’s custom metrics apart: its own service, and alarms and dashboard on it', () => {
@@ -228,7 +230,7 @@ describe('the packaged template', () => {
     const inAlarms = ofType('AWS::CloudWatch::Alarm')
       .flatMap(([, a]) => a.Properties.Metrics ?? [])
       .map((m: Json) => m.Expression as string);
-    expect([onDashboard.length, inAlarms.length]).toEqual([5, 5]);
+    expect([onDashboard.length, inAlarms.length]).toEqual([5, 6]);
     const thisStageOnly = new RegExp(
       `^SELECT \\w+\\(\\w+\\) FROM RunnerMedic WHERE service = '${service}'( AND | GROUP BY |$)`,
     );

@@ -26,12 +26,14 @@ import {
   installationSchema,
   jobsPageSchema,
   parseBody,
+  runnerSchema,
   runnersPageSchema,
   toDeliveryAttempt,
   toRunnerRegistration,
 } from './github-responses.js';
 import { refusalOutcome } from './mutation-outcome.js';
 import { PER_PAGE, asSent, hasNextPage, ownEachPage } from './pages.js';
+import { RateLimitBook } from './rate-limit-book.js';
 import { once, own } from './retry-budget.js';
 import type { GatewayOctokit, OctokitFactoryOptions } from './octokit-factory.js';
 import { OctokitFactory } from './octokit-factory.js';
@@ -53,7 +55,11 @@ const MAX_PAGES = 1000;
 export interface GithubGatewayOptions extends OctokitFactoryOptions {
   /** Reads `x-ratelimit-reset` against it. @default the system clock */
   clock?: Clock;
+  /** Share of an installation's hourly rate limit the sweep's observe calls may spend. @default 0.05 */
+  observeShare?: number;
 }
+
+const OBSERVE_SHARE = 0.05;
 
 /** A client for one installation; `forget` drops a looked-up installation id that failed. */
 interface Scope {
@@ -76,9 +82,39 @@ export class OctokitGithubGateway implements GithubGateway {
   /** Installation id per account login, for refs that arrive without one. */
   private readonly installationIds = new Map<string, Promise<number>>();
 
+  private readonly rateLimits: RateLimitBook;
+
   constructor(options: GithubGatewayOptions) {
-    this.octokits = new OctokitFactory(options);
     this.clock = options.clock ?? systemClock;
+    this.rateLimits = new RateLimitBook(options.observeShare ?? OBSERVE_SHARE, this.clock);
+    this.octokits = new OctokitFactory({ ...options, rateLimits: this.rateLimits });
+  }
+
+  async observe<T>(installationId: number, read: () => Promise<T>): Promise<T | null> {
+    if (!this.rateLimits.current(installationId)) await this.learnRateLimit(installationId);
+    if (!this.rateLimits.allowsObserve(installationId)) return null;
+    return RateLimitBook.observing(read);
+  }
+
+  budgetUsed(installationId: number): number | null {
+    return this.rateLimits.usedPercent(installationId);
+  }
+
+  /** `GET /rate_limit`, which does not count against the limit; a failure leaves it unknown. */
+  private async learnRateLimit(installationId: number): Promise<void> {
+    try {
+      const { data } = await this.octokits
+        .forInstallation(checkedId(installationId))
+        .rest.rateLimit.get(own());
+      const core = data.resources.core;
+      this.rateLimits.note(installationId, {
+        'x-ratelimit-limit': core.limit,
+        'x-ratelimit-remaining': core.remaining,
+        'x-ratelimit-reset': core.reset,
+      });
+    } catch {
+      // Unknown: the observe call is skipped this time (an act call would learn it too).
+    }
   }
 
   async rerunJob(
@@ -220,6 +256,51 @@ export class OctokitGithubGateway implements GithubGateway {
     );
   }
 
+  async listRunnersPage(owner: RunnerOwner, installationId: number, page: number) {
+    const { id, ...t } = await this.scope(owner, installationId);
+    const { actions } = t.octokit.rest;
+    const what = `list runners of ${describe(owner)}, page ${page}`;
+    const at = { ...own(), per_page: PER_PAGE, page: checkedId(page) };
+    const response = await this.read(t, what, () =>
+      'org' in owner
+        ? actions.listSelfHostedRunnersForOrg({ ...at, org: owner.org })
+        : actions.listSelfHostedRunnersForRepo({
+            ...at,
+            owner: splitRepo(owner.repo)[0],
+            repo: splitRepo(owner.repo)[1],
+          }),
+    );
+    if (!response) return { registrations: [], last: true };
+    const body = parseBody(runnersPageSchema, response.data, what);
+    return {
+      registrations: body.runners.map((runner) => toRunnerRegistration(runner, owner, id)),
+      last: !hasNextPage(response.headers.link),
+    };
+  }
+
+  async getRunnerRegistration(owner: RunnerOwner, installationId: number, runnerId: number) {
+    const { id, ...t } = await this.scope(owner, installationId);
+    const { actions } = t.octokit.rest;
+    const what = `get runner ${runnerId} of ${describe(owner)}`;
+    const response = await this.read(t, what, () =>
+      'org' in owner
+        ? actions.getSelfHostedRunnerForOrg({
+            ...own(),
+            org: owner.org,
+            runner_id: checkedId(runnerId),
+          })
+        : actions.getSelfHostedRunnerForRepo({
+            ...own(),
+            owner: splitRepo(owner.repo)[0],
+            repo: splitRepo(owner.repo)[1],
+            runner_id: checkedId(runnerId),
+          }),
+    );
+    return (
+      response && toRunnerRegistration(parseBody(runnerSchema, response.data, what), owner, id)
+    );
+  }
+
   async deleteRunner(
     owner: RunnerOwner,
     installationId: number | null,
@@ -245,7 +326,7 @@ export class OctokitGithubGateway implements GithubGateway {
     });
   }
 
-  async listDeliveryAttempts(since: number): Promise<WebhookDeliveryAttempt[]> {
+  async listDeliveryAttempts(since: number, afterId?: number): Promise<WebhookDeliveryAttempt[]> {
     const app = this.octokits.forApp();
     const what = 'list webhook deliveries';
     const out: WebhookDeliveryAttempt[] = [];
@@ -262,10 +343,12 @@ export class OctokitGithubGateway implements GithubGateway {
       }
       if (next.done) return out;
       const page = parseBody(deliveriesPageSchema, next.value.data, what).map(toDeliveryAttempt);
-      out.push(...page.filter((d) => d.deliveredAt >= since));
-      // Newest first: once a page reaches back past `since`, the pages after it are older still.
+      const newer = afterId === undefined ? page : page.filter((d) => d.id > afterId);
+      out.push(...newer.filter((d) => d.deliveredAt >= since));
+      // Newest first: once a page reaches back past `since` (or the attempt already read), the
+      // pages after it are older still.
       const oldest = page.at(-1);
-      if (!oldest || oldest.deliveredAt < since) return out;
+      if (!oldest || oldest.deliveredAt < since || newer.length < page.length) return out;
     }
   }
 

@@ -22,7 +22,7 @@ export const annotationsPageSchema = z.array(
   }),
 );
 
-const runnerSchema = z.object({
+export const runnerSchema = z.object({
   id,
   name: z.string(),
   status: z.string(),

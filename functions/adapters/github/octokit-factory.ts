@@ -8,6 +8,7 @@ import Bottleneck from 'bottleneck';
 import type { RetryBudget } from './retry-budget.js';
 import { retryBudget } from './retry-budget.js';
 import { RunnerMedicError } from '../../ports/errors.js';
+import type { RateLimitBook } from './rate-limit-book.js';
 
 /** Octokit with runner-medic's plugins, in this order (see retry-budget.ts). */
 function gatewayOctokit(budget: RetryBudget) {
@@ -54,6 +55,8 @@ export interface OctokitFactoryOptions {
   fetch?: typeof fetch;
   log?: OctokitLog;
   userAgent?: string;
+  /** Told the rate-limit headers of every installation answer (errors included). */
+  rateLimits?: Pick<RateLimitBook, 'note'>;
 }
 
 /** One octokit per App installation (its token cached by auth-app), and one as the App itself. */
@@ -98,7 +101,7 @@ export class OctokitFactory {
     const limitHandler = (retryAfterS: number, _request: unknown, _octokit: unknown, n: number) =>
       n < (o.rateLimitRetries ?? 1) &&
       retryAfterS * 1000 + (o.reserveMs ?? 5000) <= o.remainingTimeMs();
-    return new this.Client({
+    const octokit = new this.Client({
       baseUrl: o.baseUrl.replace(/\/+$/, ''),
       userAgent: o.userAgent ?? 'runner-medic',
       authStrategy: createAppAuth,
@@ -122,6 +125,17 @@ export class OctokitFactory {
       },
       ...(o.log ? { log: o.log } : {}),
     });
+    const book = o.rateLimits;
+    if (book && installationId !== undefined) {
+      octokit.hook.after('request', (response) => book.note(installationId, response.headers));
+      octokit.hook.error('request', (error) => {
+        const headers = (error as { response?: { headers?: Record<string, string> } }).response
+          ?.headers;
+        if (headers) book.note(installationId, headers);
+        throw error;
+      });
+    }
+    return octokit;
   }
 }
 

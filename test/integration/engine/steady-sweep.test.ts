@@ -1,0 +1,136 @@
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import { createDocumentClient } from '../../../functions/config/compose-clients.js';
+import { runEngine } from '../../../functions/engine/run-engine.js';
+import { NS, SET, seedRunner, seedRunnerSet } from './arc-objects.js';
+import { EngineHarness } from './engine-harness.js';
+
+const RUNNER = `${SET}-x7k2p-runner-aaaaa`;
+const NODE = 'ip-10-0-1-17';
+
+/** One idle, healthy runner: its objects Running on a Ready node, registered and online. */
+async function healthyRunner(harness: EngineHarness): Promise<number> {
+  const { github, kube, clock } = harness;
+  github.createOrg('acme');
+  github.createRepo('acme/app');
+  const installationId = github.createInstallation('acme');
+  const scaleSetId = github.actions.registerScaleSet({ owner: 'acme', name: SET });
+  const runnerId = github.actions.registerRunner(scaleSetId, RUNNER);
+  github.actions.acquireJob(RUNNER);
+  kube.api.create('admin', 'nodes', undefined, {
+    metadata: { name: NODE, labels: {} },
+    spec: { providerID: 'aws:///eu-west-1a/i-0000000000000017' },
+    status: { conditions: [{ type: 'Ready', status: 'True' }] },
+  });
+  const set = seedRunnerSet(harness);
+  seedRunner(
+    harness,
+    set,
+    RUNNER,
+    { phase: 'Running', ready: true, runnerName: RUNNER, runnerId },
+    { withPod: true },
+  );
+  kube.api.modify(
+    'kubelet',
+    'pods',
+    NS,
+    RUNNER,
+    (p) => void (p.status = { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] }),
+    { subresource: 'status' },
+  );
+  // The org's installation, as a webhook of an earlier job told the store.
+  await harness.engine.store.recordJob(
+    {
+      repository: { id: 1, fullName: 'acme/app', owner: 'acme', name: 'app' },
+      installationId,
+      annotations: null,
+      job: {
+        jobId: 42,
+        runId: 7,
+        runAttempt: 1,
+        name: 'build',
+        workflowName: 'ci',
+        headBranch: 'main',
+        labels: [SET],
+        status: 'completed',
+        conclusion: 'success',
+        runnerId,
+        runnerName: 'an-earlier-runner',
+        runnerGroupId: 1,
+        runnerGroupName: 'Default',
+        htmlUrl: 'https://github.com/acme/app/actions/runs/7/job/42',
+        createdAt: new Date(clock.now() - 600_000).toISOString(),
+        startedAt: new Date(clock.now() - 500_000).toISOString(),
+        completedAt: new Date(clock.now() - 400_000).toISOString(),
+      },
+    },
+    clock.now(),
+  );
+  return installationId;
+}
+
+/** Every item of the table, raw (with its time to live), but the sweep's own place-keeping. */
+async function facts(harness: EngineHarness): Promise<string[]> {
+  const { dynamo, table } = harness.endpoints();
+  const client = createDocumentClient({
+    endpoint: dynamo,
+    region: 'local',
+    credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+  });
+  const out: string[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await client.send(
+      new ScanCommand({ TableName: table, ExclusiveStartKey: start as never }),
+    );
+    for (const item of page.Items ?? [])
+      if (item.type?.S !== 'cursor') out.push(JSON.stringify(item));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return out.sort();
+}
+
+describe('a healthy sweep writes only what changed', () => {
+  const harness = new EngineHarness();
+  beforeAll(async () => {
+    await harness.start();
+    harness.usePolicy({ allow: { namespaces: [NS] } });
+  });
+  afterAll(() => harness.stop());
+
+  it('writes nothing for an unchanged runner, and reads nothing of an installation with 0 calls left', async () => {
+    const installationId = await healthyRunner(harness);
+    // The first sweeps learn the runner (its pod counts as new for a pass and a minute's slack).
+    for (let i = 0; i < 3; i++) {
+      await runEngine({ kind: 'sweep' }, harness.engine);
+      await harness.clock.advance(60_000);
+    }
+    const before = await facts(harness);
+    expect(before.some((i) => i.includes(RUNNER))).toBe(true);
+
+    const githubFrom = harness.github.requests().length;
+    await runEngine({ kind: 'sweep' }, harness.engine);
+    // No item written again: every time to live is as the earlier sweeps left it.
+    expect(await facts(harness)).toEqual(before);
+    // The sweep's look at GitHub: one page of the org's runners (in its share of the hour).
+    expect(
+      harness.github
+        .requests()
+        .slice(githubFrom)
+        .filter((r) => r.by === 'runner-medic')
+        .map((r) => `${r.method} ${r.path}`),
+    ).toContain('GET /orgs/acme/actions/runners');
+
+    harness.github.exhaustRateLimit(installationId);
+    await harness.clock.advance(60_000);
+    const exhaustedFrom = harness.github.requests().length;
+    await runEngine({ kind: 'sweep' }, harness.engine);
+    await harness.clock.advance(60_000);
+    await runEngine({ kind: 'sweep' }, harness.engine);
+    // The first read learns the limit is spent (GitHub refuses it); no other read is made.
+    const reads = harness.github
+      .requests()
+      .slice(exhaustedFrom)
+      .filter((r) => r.by === 'runner-medic' && r.path !== '/rate_limit');
+    expect(reads.map((r) => r.status)).toEqual([403]);
+  }, 180_000);
+});
