@@ -2,6 +2,9 @@
  * Watch streams: newline-delimited `{type, object}` events, replay from a resourceVersion,
  * 410 Gone (as an ERROR event, like the real server) when it is older than the history,
  * selector transitions (ADDED/DELETED when an object enters/leaves the selection), bookmarks.
+ * The history is bounded (ObjectStore's historyLimit), as etcd's compaction bounds the real one:
+ * kubernetes.io/docs/reference/using-api/api-concepts/#efficient-detection-of-changes and
+ * #410-gone-responses ("the client must handle the case by recognizing the status code 410").
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { KubeObject } from '../types.js';
