@@ -4,7 +4,7 @@
  * selector transitions (ADDED/DELETED when an object enters/leaves the selection), bookmarks.
  * The history is bounded (ObjectStore's historyLimit), as etcd's compaction bounds the real one:
  * kubernetes.io/docs/reference/using-api/api-concepts/#efficient-detection-of-changes and
- * #410-gone-responses ("the client must handle the case by recognizing the status code 410").
+ * #410-gone-responses ("clients must handle the case by recognizing the status code 410 Gone").
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { KubeObject } from '../types.js';
