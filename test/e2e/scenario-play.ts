@@ -22,7 +22,7 @@ export const SPOTLIGHT = [
   'spot-interruption-two-jobs-same-run.yaml',
 ];
 
-export function scenarioFiles(): string[] {
+function scenarioFiles(): string[] {
   return readdirSync(SCENARIO_DIR)
     .filter((f) => f.endsWith('.yaml'))
     .sort();
