@@ -1,5 +1,4 @@
 import { DescribeClusterCommand, type EKSClient } from '@aws-sdk/client-eks';
-import { KubeConfig } from '@kubernetes/client-node';
 import { RunnerMedicError } from '../../ports/errors.js';
 
 export interface EksEndpoint {
@@ -21,14 +20,4 @@ export async function describeEksCluster(client: EKSClient, name: string): Promi
     );
   }
   return { endpoint, caData };
-}
-
-/** A KubeConfig that sends `token` as the bearer to the EKS endpoint, trusting its CA. */
-export function eksKubeConfig(name: string, endpoint: EksEndpoint, token: string): KubeConfig {
-  const kc = new KubeConfig();
-  kc.loadFromClusterAndUser(
-    { name, server: endpoint.endpoint, caData: endpoint.caData, skipTLSVerify: false },
-    { name: 'runner-medic', token },
-  );
-  return kc;
 }

@@ -1,7 +1,7 @@
 import type { EKSClient } from '@aws-sdk/client-eks';
 import type { Clock } from '../../ports/clock.js';
 import type { ClusterConnection } from './cluster-connection.js';
-import { describeEksCluster, eksKubeConfig, type EksEndpoint } from './eks-cluster.js';
+import { describeEksCluster, type EksEndpoint } from './eks-cluster.js';
 import { EksTokenSource, type AwsCredentialsProvider } from './eks-token.js';
 
 export interface EksConnectionOptions {
@@ -45,7 +45,12 @@ export function eksConnection(options: EksConnectionOptions): ClusterConnection 
       const [where, token] = await Promise.all([describe(), tokens.token()]);
       return {
         key: `${where.endpoint}\n${where.caData}\n${token.token}`,
-        kubeConfig: () => eksKubeConfig(options.cluster, where, token.token),
+        kubeConfig: async () =>
+          (await import('./kubeconfig-source.js')).eksKubeConfig(
+            options.cluster,
+            where,
+            token.token,
+          ),
       };
     },
     invalidate: () => tokens.invalidate(),

@@ -1,4 +1,4 @@
-import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, type KubeConfig } from './client-node.js';
 import type { EphemeralRunner, Node, Pod } from '../../domain/model/cluster-facts.js';
 import { parseEphemeralRunner, parseNode, parsePod } from '../../domain/parse/parse-kube-object.js';
 import type { Result } from '../../domain/model/result.js';

@@ -1,4 +1,4 @@
-import { ApiException } from '@kubernetes/client-node';
+import { ApiException } from './client-node.js';
 import { ClusterUnavailableError } from '../../ports/cluster-gateway.js';
 import { RunnerMedicError } from '../../ports/errors.js';
 

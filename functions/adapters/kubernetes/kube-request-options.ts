@@ -4,7 +4,7 @@ import {
   setHeaderOptions,
   type ConfigurationOptions,
   type ObservableMiddleware,
-} from '@kubernetes/client-node';
+} from './client-node.js';
 
 type Options = ConfigurationOptions<ObservableMiddleware>;
 

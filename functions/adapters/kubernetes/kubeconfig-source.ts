@@ -1,20 +1,14 @@
-import { KubeConfig } from '@kubernetes/client-node';
-import type { KubeconfigSecret } from '../../ports/cluster-access.js';
-import type { Clock } from '../../ports/clock.js';
-import { RunnerMedicError } from '../../ports/errors.js';
-import { createSecretReader, type SecretClients } from '../secrets/secret-reader.js';
-
-/**
- * Reads a kubeconfig document from SSM (SecureString) or Secrets Manager, cached per container
- * for `cacheSeconds` so a rotated credential is picked up.
+/*
+ * Where a KubeConfig comes from. Loaded on a cluster's first use (cluster-connection.ts): this is
+ * the module that brings @kubernetes/client-node.
  */
-export function kubeconfigSource(
-  secret: KubeconfigSecret,
-  clients: SecretClients,
-  clock: Clock,
-  cacheSeconds: number,
-): () => Promise<string> {
-  return createSecretReader(secret, clients, clock, cacheSeconds);
+import { KubeConfig } from './client-node.js';
+import { RunnerMedicError } from '../../ports/errors.js';
+import type { EksEndpoint } from './eks-cluster.js';
+
+export interface KubeconfigOptions {
+  context?: string;
+  allowExec?: boolean;
 }
 
 /**
@@ -24,7 +18,7 @@ export function kubeconfigSource(
  */
 export function kubeConfigFromString(
   document: string,
-  options: { context?: string; allowExec?: boolean } = {},
+  options: KubeconfigOptions = {},
 ): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromString(document);
@@ -44,5 +38,15 @@ export function kubeConfigFromString(
       `the kubeconfig user ${user.name} needs an exec or auth-provider plugin`,
     );
   }
+  return kc;
+}
+
+/** A KubeConfig that sends `token` as the bearer to the EKS endpoint, trusting its CA. */
+export function eksKubeConfig(name: string, endpoint: EksEndpoint, token: string): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromClusterAndUser(
+    { name, server: endpoint.endpoint, caData: endpoint.caData, skipTLSVerify: false },
+    { name: 'runner-medic', token },
+  );
   return kc;
 }

@@ -1,10 +1,8 @@
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { parse, stringify } from 'yaml';
+import { kubeconfigSource } from '../../../functions/adapters/kubernetes/cluster-connection.js';
 import { ClusterConnections } from '../../../functions/adapters/kubernetes/cluster-connections.js';
-import {
-  kubeConfigFromString,
-  kubeconfigSource,
-} from '../../../functions/adapters/kubernetes/kubeconfig-source.js';
+import { kubeConfigFromString } from '../../../functions/adapters/kubernetes/kubeconfig-source.js';
 import { ClusterUnavailableError } from '../../../functions/ports/cluster-gateway.js';
 import { SimClock } from '../../../sim/clock.js';
 import type { ApiServer } from '../../../sim/kube/api/api-server.js';
