@@ -1,6 +1,7 @@
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from '@jest/globals';
+import { build } from 'esbuild';
 import { runtimeReach } from '../helpers/import-graph.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -53,4 +54,46 @@ describe('the engine handlers', () => {
     expect(modules).toContain('functions/config/compose-engine.ts');
     expect(packages).toEqual(expect.arrayContaining(['@kubernetes/client-node', '@octokit/core']));
   });
+});
+
+/**
+ * The modules a bundle evaluates when its function starts: esbuild's graph of the handler from
+ * its metafile, followed through static imports and requires but not through `import()`.
+ */
+async function startupInputs(handler: string): Promise<string[]> {
+  const { metafile } = await build({
+    entryPoints: [join(root, 'functions/handlers', handler)],
+    bundle: true,
+    write: false,
+    metafile: true,
+    format: 'esm',
+    platform: 'node',
+    mainFields: ['module', 'main'],
+    external: ['@aws-sdk/*'],
+    outdir: join(root, '.esbuild-unwritten'),
+    absWorkingDir: root,
+    logLevel: 'error',
+  });
+  const seen = new Set<string>();
+  const walk = (path: string) => {
+    if (seen.has(path)) return;
+    seen.add(path);
+    for (const i of metafile.inputs[path]?.imports ?? [])
+      if (i.kind !== 'dynamic-import' && !i.external) walk(i.path);
+  };
+  walk(`functions/handlers/${handler}`);
+  return [...seen];
+}
+
+describe('the engine bundles at start-up', () => {
+  it.each(['remediate.ts', 'reconcile.ts'])(
+    '%s evaluates no @kubernetes/client-node or undici until a cluster is reached',
+    async (handler) => {
+      const inputs = await startupInputs(handler);
+      expect(inputs).toContain('functions/config/compose-engine.ts');
+      expect(
+        inputs.filter((p) => /node_modules\/(@kubernetes\/client-node|undici)\//.test(p)),
+      ).toEqual([]);
+    },
+  );
 });
