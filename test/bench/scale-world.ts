@@ -4,8 +4,7 @@
  * twins), jobs stored through the real store, and counters read from the twins' and dynalite's
  * own traffic (the API server's request log, a byte-counting proxy in front of dynalite).
  */
-import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { EventBridgePublisher } from '../../functions/adapters/bus/eventbridge-publisher.js';
 import { OctokitGithubGateway } from '../../functions/adapters/github/github-gateway.js';
@@ -22,6 +21,7 @@ import { SimClock } from '../../sim/clock.js';
 import { GitHubSim } from '../../sim/github/github-sim.js';
 import { ApiServer } from '../../sim/kube/api/api-server.js';
 import { Rng } from '../../sim/rng.js';
+import { startCountingProxy } from './store-proxy.js';
 
 export interface WorldSize {
   ephemeralRunners: number;
@@ -433,50 +433,21 @@ export class ScaleWorld {
 
   /** A pass-through proxy in front of dynalite that counts the items and bytes it answered. */
   private async startStoreProxy(target: string): Promise<string> {
-    const url = new URL(target);
-    this.proxy = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const body = Buffer.concat(chunks);
-        const upstream = request(
-          {
-            host: url.hostname,
-            port: url.port,
-            method: req.method,
-            path: req.url,
-            headers: req.headers,
-          },
-          (answer) => {
-            const out: Buffer[] = [];
-            answer.on('data', (c: Buffer) => out.push(c));
-            answer.on('end', () => {
-              const payload = Buffer.concat(out);
-              const target = String(req.headers['x-amz-target'] ?? '');
-              if (target.endsWith('.PutItem')) this.meter.writes.push(putKeyOf(body));
-              if (/\.(Query|Scan|GetItem|BatchGetItem)$/.test(target)) {
-                this.meter.requests++;
-                this.meter.bytesRead += payload.length;
-                try {
-                  const parsed = JSON.parse(payload.toString('utf8')) as {
-                    Count?: number;
-                    Item?: object;
-                  };
-                  this.meter.itemsRead += parsed.Count ?? (parsed.Item ? 1 : 0);
-                } catch {
-                  // A body that is not JSON reads no item.
-                }
-              }
-              res.writeHead(answer.statusCode ?? 500, answer.headers);
-              res.end(payload);
-            });
-          },
-        );
-        upstream.end(body);
-      });
+    const { url, server } = await startCountingProxy(target, ({ operation, body, payload }) => {
+      if (operation === 'PutItem') this.meter.writes.push(putKeyOf(body));
+      if (['Query', 'Scan', 'GetItem', 'BatchGetItem'].includes(operation)) {
+        this.meter.requests++;
+        this.meter.bytesRead += payload.length;
+        try {
+          const parsed = JSON.parse(payload.toString('utf8')) as { Count?: number; Item?: object };
+          this.meter.itemsRead += parsed.Count ?? (parsed.Item ? 1 : 0);
+        } catch {
+          // A body that is not JSON reads no item.
+        }
+      }
     });
-    await new Promise<void>((resolve) => this.proxy?.listen(0, '127.0.0.1', () => resolve()));
-    return `http://127.0.0.1:${(this.proxy.address() as AddressInfo).port}`;
+    this.proxy = server;
+    return url;
   }
 }
 

@@ -7,8 +7,7 @@
  * delivered; a finished runner is removed and replaced as ARC's EphemeralRunner and
  * EphemeralRunnerSet controllers do. Costs are read from the twins' and dynalite's own traffic.
  */
-import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
@@ -39,6 +38,7 @@ import {
 } from '../../sim/kube/arc/resource-builder.js';
 import type { EphemeralRunnerSet, KubeObject } from '../../sim/kube/types.js';
 import { Rng } from '../../sim/rng.js';
+import { startCountingProxy } from './store-proxy.js';
 
 export interface SteadySize {
   runners: number;
@@ -432,39 +432,16 @@ export class SteadyWorld {
     }
   }
 
-  /** A pass-through proxy in front of dynalite that counts the items it answered and wrote. */
+  /** The store's proxy counts the items dynalite answered and wrote, for answers that succeeded. */
   private async startStoreProxy(target: string): Promise<string> {
-    const url = new URL(target);
-    this.proxy = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const body = Buffer.concat(chunks);
-        const operation = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
-        const upstream = request(
-          {
-            host: url.hostname,
-            port: url.port,
-            method: req.method,
-            path: req.url,
-            headers: req.headers,
-          },
-          (answer) => {
-            const out: Buffer[] = [];
-            answer.on('data', (c: Buffer) => out.push(c));
-            answer.on('end', () => {
-              const payload = Buffer.concat(out);
-              if ((answer.statusCode ?? 500) < 300) this.count(operation, body, payload);
-              res.writeHead(answer.statusCode ?? 500, answer.headers);
-              res.end(payload);
-            });
-          },
-        );
-        upstream.end(body);
-      });
-    });
-    await new Promise<void>((resolve) => this.proxy?.listen(0, '127.0.0.1', () => resolve()));
-    return `http://127.0.0.1:${(this.proxy.address() as AddressInfo).port}`;
+    const { url, server } = await startCountingProxy(
+      target,
+      ({ operation, status, body, payload }) => {
+        if (status < 300) this.count(operation, body, payload);
+      },
+    );
+    this.proxy = server;
+    return url;
   }
 
   private count(operation: string, body: Buffer, payload: Buffer): void {
