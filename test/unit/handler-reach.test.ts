@@ -96,4 +96,18 @@ describe('the engine bundles at start-up', () => {
       ).toEqual([]);
     },
   );
+
+  it.each(['remediate.ts', 'reconcile.ts'])(
+    "%s holds neither octokit's table of every route nor Bottleneck's clustering build",
+    async (handler) => {
+      const inputs = await startupInputs(handler);
+      expect(inputs).toContain('functions/adapters/github/gateway-rest.ts');
+      expect(inputs).toContain('node_modules/bottleneck/light.js');
+      expect(
+        inputs.filter((p) =>
+          /node_modules\/(@octokit\/plugin-rest-endpoint-methods|bottleneck\/lib)\//.test(p),
+        ),
+      ).toEqual([]);
+    },
+  );
 });

@@ -1,10 +1,12 @@
 import { createAppAuth } from '@octokit/auth-app';
 import { Octokit } from '@octokit/core';
 import { paginateRest } from '@octokit/plugin-paginate-rest';
-import { restEndpointMethods } from '@octokit/plugin-rest-endpoint-methods';
 import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
-import Bottleneck from 'bottleneck';
+// The light build, the one plugin-throttling imports: the default one adds Redis clustering
+// (82 KB minified) and would be a second copy of Bottleneck in the bundle.
+import Bottleneck from 'bottleneck/light.js';
+import { gatewayRest } from './gateway-rest.js';
 import type { RetryBudget } from './retry-budget.js';
 import { retryBudget } from './retry-budget.js';
 import { RunnerMedicError } from '../../ports/errors.js';
@@ -12,7 +14,7 @@ import type { RateLimitBook } from './rate-limit-book.js';
 
 /** Octokit with runner-medic's plugins, in this order (see retry-budget.ts). */
 function gatewayOctokit(budget: RetryBudget) {
-  return Octokit.plugin(retryBudget(budget), restEndpointMethods, paginateRest, retry, throttling);
+  return Octokit.plugin(retryBudget(budget), gatewayRest, paginateRest, retry, throttling);
 }
 export type GatewayOctokit = InstanceType<ReturnType<typeof gatewayOctokit>>;
 
