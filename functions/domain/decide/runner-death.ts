@@ -45,17 +45,26 @@ function jobTakenAt(v: RunnerView): number | null {
   return starts.length > 0 ? Math.min(...starts) : v.jobSeenAt;
 }
 
-/** What is on record of a runner's end since `taken`: when, and who says so. */
+/** What is on record of a runner's end since `taken`: when, who says so, and whether it may be graceful. */
 interface RecordedEnd {
   at: number;
   what: string;
+  mayBeGraceful: boolean;
 }
 
 /**
  * The kill on record for a runner since it took its job: a stored loss (an exporter event, or its
- * pod seen killed before ARC deleted it), else GitHub's own record of it, its registration (by
- * runner id) offline while still busy with the job (ARC 0.15 retries its removal in the
- * background while GitHub answers JobStillRunning, #4664).
+ * pod seen killed before ARC deleted it), dated by what recorded it; else GitHub's own record of
+ * it, its registration (by runner id) offline while still busy with the job (ARC 0.15 retries its
+ * removal in the background while GitHub answers JobStillRunning, #4664).
+ *
+ * The registration dates nothing: GitHub's runner object has no time, so `offlineSince` is the
+ * sweep that first read it offline, up to a sweep after the stop. Counting the grace from that
+ * read would add it to the sweep's delay (a kill just after a sweep: 60 s + 30 s + the cancel's
+ * 11.5 s). So that end is decided at sight (not graceful): the runner was seen neither stopping
+ * (no read of its pod ending) nor told of (no Event), and the grace would spare at most a cancel
+ * of a graceful stop that nothing announced, whose job GitHub concludes 15–26 s after the SIGTERM
+ * (GAG, docs/design/04-operational-flows.md) and rule 3 re-runs either way.
  */
 function recordedEnd(v: RunnerView, facts: Facts, taken: number): RecordedEnd | null {
   const kill = v.losses.find((l) => l.at !== null && l.at >= taken && KILLS.has(l.cause.kind));
@@ -63,6 +72,7 @@ function recordedEnd(v: RunnerView, facts: Facts, taken: number): RecordedEnd | 
     return {
       at: kill.at,
       what: `${describeCause(kill.cause)} at ${isoTime(kill.at)} (${kill.signal.source}: ${kill.signal.detail})`,
+      mayBeGraceful: true,
     };
   const reg = facts.registrations.find((r) => r.id === v.runnerId && r.name === v.name);
   if (reg?.status !== 'offline' || !reg.busy || reg.offlineSince === null) return null;
@@ -70,6 +80,7 @@ function recordedEnd(v: RunnerView, facts: Facts, taken: number): RecordedEnd | 
   return {
     at: reg.offlineSince,
     what: `GitHub runner ${reg.id} offline and busy since ${isoTime(reg.offlineSince)}`,
+    mayBeGraceful: false,
   };
 }
 
@@ -93,7 +104,7 @@ function goneAfterKill(v: RunnerView, facts: Facts): RunnerDeath | null {
   return {
     since: end.at,
     evidence: `EphemeralRunner and pod ${v.name} gone at ${isoTime(looked.at)}; before that, ${end.what}, after it took its job`,
-    mayBeGraceful: true,
+    mayBeGraceful: end.mayBeGraceful,
   };
 }
 

@@ -156,14 +156,21 @@ describe('deathEvidence: a busy runner gone after its end was put on record', ()
     expect(evidence(gone({ losses: [evicted] }))[0]?.since).toBe(T0);
   });
 
-  it("GitHub's registration of its runner id offline while still busy", () => {
+  it("GitHub's registration of its runner id offline while still busy, which dates nothing: no grace", () => {
     expect(evidence(gone({ registrations: [registration()] }))).toEqual([
       {
         since: T0 + 20 * S,
         evidence: `EphemeralRunner and pod ${NAME} gone at ${iso(T0 + 60 * S)}; before that, GitHub runner 42 offline and busy since ${iso(T0 + 20 * S)}, after it took its job`,
-        mayBeGraceful: true,
+        mayBeGraceful: false,
       },
     ]);
+    // A dated kill on record is still the end that counts, with its grace.
+    expect(
+      evidence(gone({ losses: [kill()], registrations: [registration()] })).map((d) => [
+        d.since,
+        d.mayBeGraceful,
+      ]),
+    ).toEqual([[T0, true]]);
   });
 
   it('the job start dates what counts; without one, when its job fields were first seen', () => {
@@ -255,6 +262,25 @@ describe('rule 4 on ARC 0.15: the run of a killed runner whose objects are gone'
     expect(cancel?.cause).toEqual({ kind: 'runner-killed', container: 'runner', exitCode: 137 });
     expect(cancel?.reason).toContain(`EphemeralRunner and pod ${NAME} gone`);
     expect(rule4(withKill, T0 + 29 * S)).toEqual([]);
+  });
+
+  it("cancels at sight when GitHub's registration, offline and busy, is the only record of the end", () => {
+    // The sweep that first reads the registration offline (T0 + 30 s) is also the one that finds
+    // both objects gone: no grace from that read, which may come a whole sweep after the kill.
+    const offline: RunnerRegistration = {
+      id: 42,
+      name: NAME,
+      status: 'offline',
+      busy: true,
+      labels: [SCALE_SET],
+      owner: { org: 'acme' },
+      installationId: 1,
+      offlineSince: T0 + 30 * S,
+    };
+    const [cancel] = rule4(f({ registrations: [offline] }), T0 + 30 * S);
+    expect(cancel?.target).toMatchObject({ kind: 'cancel-run', jobIds: [401], runAttempt: 1 });
+    expect(cancel?.reason).toContain('GitHub runner 42 offline and busy since');
+    expect(rule4(f({ registrations: [{ ...offline, busy: false }] }), T0 + 30 * S)).toEqual([]);
   });
 
   it('holds its hand on absence alone, as after a container that exited 1 by itself', () => {
