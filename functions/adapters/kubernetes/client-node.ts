@@ -9,6 +9,7 @@
 export { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 export type { ConfigurationOptions } from '@kubernetes/client-node/dist/gen/configuration.js';
 export type { Middleware as ObservableMiddleware } from '@kubernetes/client-node/dist/gen/middleware.js';
+export type { RequestContext } from '@kubernetes/client-node/dist/gen/http/http.js';
 export {
   ObjectCoreV1Api as CoreV1Api,
   ObjectCustomObjectsApi as CustomObjectsApi,

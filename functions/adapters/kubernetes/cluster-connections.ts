@@ -42,7 +42,9 @@ export class UnknownClusterError extends RunnerMedicError {
 /**
  * ClusterGateways over several clusters. Credentials are cached per container; a gateway is
  * rebuilt when its kubeconfig or EKS token changes, so call `forCluster` per invocation rather
- * than holding a gateway for longer than a minute.
+ * than holding a gateway for longer than a minute. A gateway's requests share one pool of
+ * keep-alive connections (pooled-kube-config.ts), which a warm container keeps between
+ * invocations until undici's idle timeout closes them.
  *
  * @kubernetes/client-node (with undici under it) is imported when a cluster is first reached, not
  * when the function starts: it is 1.2 MB of the 2.6 MB engine bundles and most of their start-up
@@ -85,11 +87,15 @@ export class ClusterConnections implements ClusterGateways {
     } catch (e) {
       throw new ClusterUnavailableError(`cannot connect to cluster ${cluster}`, { cause: e });
     }
-    const { KubeClusterGateway } = await import('./kube-cluster-gateway.js');
+    const [{ KubeClusterGateway }, { PooledKubeConfig }] = await Promise.all([
+      import('./kube-cluster-gateway.js'),
+      import('./pooled-kube-config.js'),
+    ]);
     const gateway: ClusterGateway = new KubeClusterGateway({
       ...this.options.gateway,
       cluster,
-      kubeConfig,
+      // Its requests share one keep-alive pool, for as long as the gateway is the cluster's.
+      kubeConfig: PooledKubeConfig.from(kubeConfig),
       onUnauthorized: () => {
         if (this.gateways.get(cluster)?.gateway !== gateway) return;
         this.gateways.delete(cluster);
