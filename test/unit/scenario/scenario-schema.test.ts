@@ -41,6 +41,8 @@ describe('scenario files', () => {
       'genuine-failure-beside-killed-job.yaml',
       'genuine-failure.yaml',
       'graceful-drain-mid-job.yaml',
+      'hard-kill-after-sweep-arc-0-15.yaml',
+      'hard-kill-after-sweep-with-finished-sibling-arc-0-15.yaml',
       'hard-kill-healthy-sibling-opt-in.yaml',
       'hard-kill-healthy-sibling.yaml',
       'hard-kill-mid-job-arc-0-15.yaml',
