@@ -8,6 +8,7 @@ import type { Policy } from '../domain/policy/policy.js';
 import { resolvePolicy } from '../domain/policy/resolve-policy.js';
 import { carryOut } from './carry-out.js';
 import { explainAction, withLossTime } from './explain-action.js';
+import { lossTime } from './loss-time.js';
 import { gatherSlice, type Slice } from './gather-slice.js';
 import { noteSightings, recordTrigger } from './record-trigger.js';
 import { remediationEvent } from './remediation-event.js';
@@ -651,27 +652,6 @@ async function act(
   if (error)
     deps.log.warn('action failed; it will be retried', { key: action.key, error: error.message });
   return { ...base, outcome, detail };
-}
-
-/**
- * When the runner behind an action was lost: the earliest loss recorded for it, else (for a job
- * found lost through its annotations) when GitHub failed the job.
- */
-function lossTime(action: Action, facts: Facts): number | null {
-  const { cluster, namespace, runnerName } = action.scope;
-  const fromLosses = facts.losses
-    .filter(
-      (l) => l.cluster === cluster && l.namespace === namespace && l.runnerName === runnerName,
-    )
-    .map((l) => l.at);
-  const jobIds = 'jobIds' in action.target ? action.target.jobIds : [];
-  const fromJobs = facts.jobs
-    .filter((j) => jobIds.includes(j.job.jobId) && j.job.completedAt !== null)
-    .map((j) => Date.parse(j.job.completedAt ?? ''));
-  const times = [...fromLosses, ...fromJobs].filter(
-    (at): at is number => at !== null && Number.isFinite(at),
-  );
-  return times.length > 0 ? Math.min(...times) : null;
 }
 
 function earliest(a: number | null, b: number | null): number | null {
