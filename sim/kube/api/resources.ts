@@ -1,4 +1,5 @@
 /** The resources the twin serves, with what discovery, routing, selectors and tables need. */
+import { IN_CLUSTER_RESOURCES } from './in-cluster-resources.js';
 
 export interface PrinterColumn {
   name: string;
@@ -204,6 +205,8 @@ export const RESOURCES: ResourceDef[] = [
       custom: true,
     }),
   ),
+  // runner-medic serve's Lease, and what its in-cluster manifests create.
+  ...IN_CLUSTER_RESOURCES,
 ];
 
 export function apiVersionOf(def: ResourceDef): string {
