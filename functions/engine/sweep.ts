@@ -3,7 +3,12 @@ import { emptyFacts, type Facts, type RunnerRegistration } from '../domain/model
 import type { Policy } from '../domain/policy/policy.js';
 import { runnerSetPrefix } from '../domain/correlate/runner-of-job.js';
 import { isArcRunnerPod, scaleSetOf } from '../domain/correlate/runner-guard.js';
-import type { ClusterGateway, RunnerListing } from '../ports/cluster-gateway.js';
+import type {
+  ClusterGateway,
+  FollowedRunners,
+  RunnerListing,
+} from '../ports/cluster-gateway.js';
+import type { WatchCursor, WatchCursors } from '../ports/watch-cursors.js';
 import {
   RUNNER_SET_KEY,
   type FactsStore,
@@ -82,11 +87,24 @@ export async function runSweep(
   const queued = [...stored, ...(await discoverQueuedJobs(stored, deps, now))];
   const registrations = await scanRegistrations(deps, now);
 
+  // Every cluster's watches at once: each lasts until its bookmark, about a second.
+  const followed = await Promise.all(
+    deps.clusters.clusters().map(async (cluster) => {
+      try {
+        const gateway = await deps.clusters.forCluster(cluster);
+        return { gateway, memory: await followCluster(cluster, gateway, deps, now) };
+      } catch (error) {
+        return error as Error;
+      }
+    }),
+  );
   let complete = true;
   let namespaces = 0;
-  for (const cluster of deps.clusters.clusters()) {
+  for (const [i, cluster] of deps.clusters.clusters().entries()) {
     try {
-      const r = await sweepCluster(cluster, deps, now, registrations, queued, decideSlice);
+      const f = followed[i];
+      if (f instanceof Error || f === undefined) throw f ?? new Error('not followed');
+      const r = await sweepCluster(cluster, f, deps, now, registrations, queued, decideSlice);
       namespaces += r.namespaces;
       if (!r.complete) {
         complete = false;
@@ -122,52 +140,223 @@ export async function publishOutbox(
   return pending.length;
 }
 
+/**
+ * How often every followed scope is listed in full even when its watch resumes: the slow
+ * cadence that bounds what a wrong or lost cursor could hide, and re-decides every namespace.
+ */
+export const FULL_RELIST_MS = 3_600_000;
+/** A container that starts from a stored cursor lists this many unknown scopes a sweep. */
+const FILL_PER_SWEEP = 20;
+const WHOLE_CLUSTER = '*';
+
+/** One followed scope (a runner namespace, or `*`): its runners, and whether they are whole. */
+interface ScopeMemory {
+  runners: FollowedRunners;
+  /** Listed since this container started: `runners` is the scope's every runner. */
+  known: boolean;
+}
+
+/** What this container follows of one cluster. */
+interface ClusterMemory {
+  scopes: Map<string, ScopeMemory>;
+  /** When every scope was last listed in full; null: never (the next sweep does). */
+  listedAt: number | null;
+  /** Namespaces that changed and are not decided yet. */
+  pending: Set<string>;
+}
+
+/** Followed runners per store (one deployment) and cluster, kept while the container lives. */
+const memories = new WeakMap<FactsStore, Map<string, ClusterMemory>>();
+
+/** Where the sweep's cursors are kept, when the deployment keeps them (EngineDeps.watchCursors). */
+function cursorsOf(deps: EngineDeps): WatchCursors | undefined {
+  return (deps as EngineDeps & { watchCursors?: WatchCursors }).watchCursors;
+}
+
+const emptyRunners = (): FollowedRunners => ({
+  ephemeralRunners: { objects: new Map(), resourceVersion: null },
+  pods: { objects: new Map(), resourceVersion: null },
+});
+
+/** This container's memory of a cluster; a new container resumes from the stored cursor. */
+async function clusterMemory(cluster: string, deps: EngineDeps, now: number) {
+  let byCluster = memories.get(deps.store);
+  if (!byCluster) memories.set(deps.store, (byCluster = new Map()));
+  const held = byCluster.get(cluster);
+  if (held) return held;
+  const memory: ClusterMemory = { scopes: new Map(), listedAt: null, pending: new Set() };
+  const stored = await cursorsOf(deps)?.read(cluster, now);
+  if (stored) {
+    memory.listedAt = stored.listedAt;
+    memory.pending = new Set(stored.pending);
+    for (const [scope, rvs] of Object.entries(stored.scopes)) {
+      const runners = emptyRunners();
+      runners.ephemeralRunners.resourceVersion = rvs['ephemeralrunners'] ?? null;
+      runners.pods.resourceVersion = rvs['pods'] ?? null;
+      // Both cursors or neither: a half-known scope is listed.
+      if (runners.ephemeralRunners.resourceVersion === null || runners.pods.resourceVersion === null)
+        continue;
+      memory.scopes.set(scope, { runners, known: false });
+    }
+  }
+  byCluster.set(cluster, memory);
+  return memory;
+}
+
+const namespaceOfKey = (key: string) => key.slice(0, key.indexOf('/'));
+
+/** The namespaces a scope's runners sit in. */
+function namespacesIn(scope: string, runners: FollowedRunners): string[] {
+  if (scope !== WHOLE_CLUSTER) return [scope];
+  const keys = [...runners.ephemeralRunners.objects.keys(), ...runners.pods.objects.keys()];
+  return [...new Set(keys.map(namespaceOfKey))];
+}
+
+/**
+ * Brings this container's view of a cluster's runners up to date: each scope's watch resumes
+ * from its resourceVersion for a few seconds (all scopes at once), or the scope is listed in
+ * full (no cursor, 410 Gone, a cut that does not resume, the hourly cadence, or a scope this
+ * container has not listed yet and must decide). Changed namespaces become pending.
+ */
+async function followCluster(
+  cluster: string,
+  gateway: ClusterGateway,
+  deps: EngineDeps,
+  now: number,
+): Promise<ClusterMemory> {
+  const memory = await clusterMemory(cluster, deps, now);
+  const scopes = deps.clusters.namespaces(cluster) ?? [WHOLE_CLUSTER];
+  for (const key of memory.scopes.keys())
+    if (!scopes.includes(key)) memory.scopes.delete(key);
+  const full = memory.listedAt === null || now - memory.listedAt >= FULL_RELIST_MS;
+  let fill = FILL_PER_SWEEP;
+  const pendingIn = (key: string) =>
+    key === WHOLE_CLUSTER ? memory.pending.size > 0 : memory.pending.has(key);
+  await Promise.all(
+    scopes.map(async (key) => {
+      let scope = memory.scopes.get(key);
+      if (!scope) memory.scopes.set(key, (scope = { runners: emptyRunners(), known: false }));
+      const relist = () => {
+        (scope as ScopeMemory).runners = emptyRunners();
+      };
+      if (full || (!scope.known && (pendingIn(key) || fill-- > 0))) relist();
+      const namespace = key === WHOLE_CLUSTER ? null : key;
+      let changes = await gateway.followRunners(namespace, scope.runners);
+      // A scope this container never listed must be listed whole before it can be decided.
+      if (!changes.listed && !scope.known && changes.changed.size > 0) {
+        relist();
+        changes = await gateway.followRunners(namespace, scope.runners);
+      }
+      if (changes.listed) {
+        scope.known = true;
+        for (const ns of namespacesIn(key, scope.runners)) memory.pending.add(ns);
+      }
+      for (const k of changes.changed) memory.pending.add(namespaceOfKey(k));
+    }),
+  );
+  if (full) memory.listedAt = now;
+  return memory;
+}
+
+/** The runners of one namespace as followed (its scope must be known). */
+function listingOf(memory: ClusterMemory, namespace: string): RunnerListing | null {
+  const scope = memory.scopes.get(namespace) ?? memory.scopes.get(WHOLE_CLUSTER);
+  if (!scope?.known) return null;
+  const here = <T extends { metadata: { namespace: string } }>(m: Map<string, T>) =>
+    [...m.values()].filter((o) => o.metadata.namespace === namespace);
+  return {
+    ephemeralRunners: here(scope.runners.ephemeralRunners.objects),
+    pods: here(scope.runners.pods.objects),
+  };
+}
+
+/** Every runner this container knows of the cluster, for the registries kept from them. */
+function knownListing(memory: ClusterMemory): RunnerListing & { complete: boolean } {
+  const out = { ephemeralRunners: [] as EphemeralRunner[], pods: [] as Pod[], complete: true };
+  for (const scope of memory.scopes.values()) {
+    if (!scope.known) {
+      out.complete = false;
+      continue;
+    }
+    out.ephemeralRunners.push(...scope.runners.ephemeralRunners.objects.values());
+    out.pods.push(...scope.runners.pods.objects.values());
+  }
+  return out;
+}
+
+/** The namespaces whose scale sets a queued job waits for: decided while it waits (rule 2). */
+function namespacesOfQueued(memory: ClusterMemory, queued: Facts['jobs']): Set<string> {
+  const labels = new Set(queued.flatMap((j) => j.job.labels.map((l) => l.toLowerCase())));
+  const out = new Set<string>();
+  if (labels.size === 0) return out;
+  const { ephemeralRunners } = knownListing(memory);
+  for (const er of ephemeralRunners) {
+    const set = scaleSetOf(er.metadata)?.toLowerCase();
+    if (set && labels.has(set)) out.add(er.metadata.namespace);
+  }
+  return out;
+}
+
+/** Writes where the next container resumes: each scope's resourceVersions, pending namespaces. */
+async function saveCursor(cluster: string, memory: ClusterMemory, deps: EngineDeps, now: number) {
+  const cursors = cursorsOf(deps);
+  if (!cursors || memory.listedAt === null) return;
+  const scopes: WatchCursor['scopes'] = {};
+  for (const [key, scope] of memory.scopes) {
+    const er = scope.runners.ephemeralRunners.resourceVersion;
+    const pods = scope.runners.pods.resourceVersion;
+    if (er !== null && pods !== null) scopes[key] = { ephemeralrunners: er, pods };
+  }
+  await cursors.write(
+    cluster,
+    { scopes, listedAt: memory.listedAt, pending: [...memory.pending].sort() },
+    now,
+  );
+}
+
 async function sweepCluster(
   cluster: string,
+  followed: { gateway: ClusterGateway; memory: ClusterMemory },
   deps: EngineDeps,
   now: number,
   registrations: RunnerRegistration[],
   queued: Facts['jobs'],
   decideSlice: DecideSlice,
 ): Promise<{ complete: boolean; namespaces: number }> {
-  const gateway = await deps.clusters.forCluster(cluster);
+  const { gateway, memory } = followed;
   const cursor = await deps.store.sweepCursor(cluster);
   const nodes = await gateway.listNodes();
   await recordInstances(cluster, nodes, cursor?.lastPassStartedAt ?? null, deps, now);
   const nodeReads = new Map<string, Promise<StoreRead>>();
-
-  // Without configured namespaces the cluster may be listed whole, grouped by namespace.
-  const whole = deps.clusters.namespaces(cluster) === null ? await gateway.listRunners() : null;
-  const names = namespacesToSweep(deps.clusters.namespaces(cluster), whole);
-  const resuming =
-    cursor !== null && cursor.passStartedAt !== null && cursor.namespaceIndex < names.length;
-  const start = resuming ? cursor.namespaceIndex : 0;
-  const passStartedAt = resuming ? (cursor.passStartedAt ?? now) : now;
+  const passStartedAt = cursor?.passStartedAt ?? now;
   const lastPassStartedAt = cursor?.lastPassStartedAt ?? null;
+
+  // What every known runner teaches the registries: pods new on their nodes, scale sets' homes.
+  const known = knownListing(memory);
+  await recordRunnersOnNodes(cluster, known, lastPassStartedAt, deps, now);
+  if (known.complete) {
+    const sets: Record<string, string[]> = {};
+    for (const ns of new Set(known.ephemeralRunners.map((e) => e.metadata.namespace)))
+      noteScaleSets(sets, `${cluster}/${ns}`, listingOf(memory, ns) as RunnerListing);
+    await deps.store.recordScaleSets(cluster, sets, now);
+  }
+
+  // Decided: what changed (pending), and where a queued job's scale set lives.
+  const names = [...new Set([...memory.pending, ...namespacesOfQueued(memory, queued)])].sort();
   let done = 0;
-  const sets: Record<string, string[]> = {};
-  for (let i = start; i < names.length; i++) {
-    const namespace = names[i] as string;
+  for (const namespace of names) {
+    const listing = listingOf(memory, namespace);
+    if (!listing) continue;
     if (deps.remainingTimeMs && deps.remainingTimeMs() < SWEEP_RESERVE_MS) {
       await deps.store.setSweepCursor(
         cluster,
-        { namespaceIndex: i, passStartedAt, lastPassStartedAt },
+        { namespaceIndex: 0, passStartedAt, lastPassStartedAt },
         now,
       );
+      await saveCursor(cluster, memory, deps, now);
       deps.log.info('sweep paused; the next one resumes here', { cluster, namespace });
-      await deps.store.recordScaleSets(cluster, sets, now);
       return { complete: false, namespaces: done };
     }
-    const listing = whole
-      ? {
-          ephemeralRunners: whole.ephemeralRunners.filter(
-            (e) => e.metadata.namespace === namespace,
-          ),
-          pods: whole.pods.filter((p) => p.metadata.namespace === namespace),
-        }
-      : await listNamespace(gateway, namespace, deps.sweepPageSize ?? 500);
-    noteScaleSets(sets, `${cluster}/${namespace}`, listing);
-    await recordRunnersOnNodes(cluster, listing, lastPassStartedAt, deps, now);
     const slice = await namespaceSlice(
       cluster,
       namespace,
@@ -180,28 +369,16 @@ async function sweepCluster(
       nodeReads,
     );
     await decideSlice([{ kind: 'namespace', cluster, namespace }], slice);
+    memory.pending.delete(namespace);
     done++;
   }
-  await deps.store.recordScaleSets(cluster, sets, now);
+  await saveCursor(cluster, memory, deps, now);
   await deps.store.setSweepCursor(
     cluster,
     { namespaceIndex: 0, passStartedAt: null, lastPassStartedAt: passStartedAt },
     now,
   );
   return { complete: true, namespaces: done };
-}
-
-/** The namespaces a pass walks: the configured ones, or those the whole listing found. */
-function namespacesToSweep(
-  configured: readonly string[] | null,
-  whole: RunnerListing | null,
-): readonly string[] {
-  if (configured) return configured;
-  const found = [
-    ...(whole?.ephemeralRunners ?? []).map((e) => e.metadata.namespace),
-    ...(whole?.pods ?? []).map((p) => p.metadata.namespace),
-  ];
-  return [...new Set(found)].sort();
 }
 
 /** Where scale sets' runners live (`here` = cluster/namespace), for the scale-set registry. */

@@ -24,6 +24,28 @@ interface RunnerPage extends RunnerListing {
   next: string | null;
 }
 
+/** A followed list: its objects by `namespace/name`, true at `resourceVersion` (null: unlisted). */
+export interface FollowedObjects<T> {
+  objects: Map<string, T>;
+  resourceVersion: string | null;
+}
+
+/** The runners of one scope (a namespace, or the whole cluster) as followed by list and watch. */
+export interface FollowedRunners {
+  ephemeralRunners: FollowedObjects<EphemeralRunner>;
+  /** Only pods with ARC's runner labels. */
+  pods: FollowedObjects<Pod>;
+}
+
+/**
+ * What bringing a scope up to date did: `listed` (listed in full: no cursor, or the cursor could
+ * not be resumed) or watched, with the `namespace/name` keys of the objects that changed.
+ */
+export interface RunnerChanges {
+  listed: boolean;
+  changed: Set<string>;
+}
+
 /**
  * runner-medic's view of one Kubernetes cluster. Reads return parsed domain types; every
  * mutation is guarded by a uid precondition so a fresh object of the same name is never hit.
@@ -34,6 +56,12 @@ export interface ClusterGateway {
   listRunners(namespace?: string): Promise<RunnerListing>;
   /** One page of a namespace's EphemeralRunners and runner pods (`limit`/`continue`). */
   listRunnersPage(namespace: string, next: string | null, limit: number): Promise<RunnerPage>;
+  /**
+   * Brings `state` (the runners of one namespace, or of every namespace when null) up to date:
+   * a short watch from its resourceVersions, or a full list when there are none or they cannot
+   * be resumed (410 Gone, a cut that does not resume). No change is ever skipped.
+   */
+  followRunners(namespace: string | null, state: FollowedRunners): Promise<RunnerChanges>;
   listNodes(): Promise<Node[]>;
   getNode(name: string): Promise<Node | null>;
   /**

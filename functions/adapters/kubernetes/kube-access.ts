@@ -6,7 +6,7 @@
  * manifests grant each call and no other. Change the adapter, this list and the RBAC together.
  */
 
-type KubeVerb = 'get' | 'list' | 'delete' | 'patch';
+type KubeVerb = 'get' | 'list' | 'watch' | 'delete' | 'patch';
 
 export interface KubeAccess {
   verb: KubeVerb;
@@ -37,7 +37,7 @@ export const KUBE_ACCESS: readonly KubeAccess[] = [
     resource: 'ephemeralrunners',
     scope: 'namespaced',
     when: 'always',
-    by: ['listRunners', 'listRunnersPage', 'findRunnerOfScaleSet'],
+    by: ['listRunners', 'listRunnersPage', 'findRunnerOfScaleSet', 'followRunners'],
   },
   {
     verb: 'list',
@@ -45,7 +45,24 @@ export const KUBE_ACCESS: readonly KubeAccess[] = [
     resource: 'pods',
     scope: 'namespaced',
     when: 'always',
-    by: ['listRunners', 'listRunnersPage', 'listRunnerPodsOnNode'],
+    by: ['listRunners', 'listRunnersPage', 'listRunnerPodsOnNode', 'followRunners'],
+  },
+  // The sweep follows each runner namespace: a short watch from the last resourceVersion.
+  {
+    verb: 'watch',
+    group: 'actions.github.com',
+    resource: 'ephemeralrunners',
+    scope: 'namespaced',
+    when: 'always',
+    by: ['followRunners'],
+  },
+  {
+    verb: 'watch',
+    group: '',
+    resource: 'pods',
+    scope: 'namespaced',
+    when: 'always',
+    by: ['followRunners'],
   },
   {
     verb: 'get',
@@ -104,7 +121,15 @@ export const KUBE_ACCESS: readonly KubeAccess[] = [
     resource: 'ephemeralrunners',
     scope: 'cluster',
     when: 'all-namespaces',
-    by: ['listRunners', 'findRunnerOfScaleSet'],
+    by: ['listRunners', 'findRunnerOfScaleSet', 'followRunners'],
+  },
+  {
+    verb: 'watch',
+    group: 'actions.github.com',
+    resource: 'ephemeralrunners',
+    scope: 'cluster',
+    when: 'all-namespaces',
+    by: ['followRunners'],
   },
   {
     verb: 'list',
@@ -112,6 +137,14 @@ export const KUBE_ACCESS: readonly KubeAccess[] = [
     resource: 'pods',
     scope: 'cluster',
     when: 'all-namespaces',
-    by: ['listRunners', 'listRunnerPodsOnNode'],
+    by: ['listRunners', 'listRunnerPodsOnNode', 'followRunners'],
+  },
+  {
+    verb: 'watch',
+    group: '',
+    resource: 'pods',
+    scope: 'cluster',
+    when: 'all-namespaces',
+    by: ['followRunners'],
   },
 ];

@@ -6,8 +6,11 @@ import {
   ClusterUnavailableError,
   type ClusterGateway,
   type ClusterMutation,
+  type FollowedRunners,
+  type RunnerChanges,
   type RunnerListing,
 } from '../../ports/cluster-gateway.js';
+import { ChangeFollower, type FollowOutcome, type RawListPage } from './follow-changes.js';
 import { KubeObjectParseError, statusCodeOf, toClusterError } from './kube-errors.js';
 import { listAll, pageOf, parseEach } from './kube-list.js';
 import { jsonPatchOptions, timeoutOptions } from './kube-request-options.js';
@@ -36,6 +39,8 @@ export interface KubeClusterGatewayOptions {
   onUnparseable?: (kind: string, reason: string) => void;
   /** Told when the API answers 401, so a cached credential can be dropped. */
   onUnauthorized?: () => void;
+  /** `timeoutSeconds` of the watches of followRunners (default 3: a bookmark after about 1 s). */
+  watchSeconds?: number;
 }
 
 /** A node name is a DNS subdomain (RFC 1123): it can hold no selector syntax. */
@@ -117,6 +122,74 @@ export class KubeClusterGateway implements ClusterGateway {
             (p): p is Pod => p !== null,
           );
     return { ephemeralRunners, pods, next: page.next ?? null };
+  }
+
+  async followRunners(namespace: string | null, state: FollowedRunners): Promise<RunnerChanges> {
+    const where = namespace === null ? '' : `/namespaces/${namespace}`;
+    const { group, version, plural } = EPHEMERAL_RUNNERS;
+    const limit = this.pageSize;
+    const ers = new ChangeFollower<EphemeralRunner>(
+      {
+        path: `/apis/${group}/${version}${where}/${plural}`,
+        listPage: async (next) =>
+          listPageOf(
+            namespace === null
+              ? await this.custom.listClusterCustomObject(
+                  { ...EPHEMERAL_RUNNERS, limit, _continue: next },
+                  this.opts(),
+                )
+              : await this.custom.listNamespacedCustomObject(
+                  { ...EPHEMERAL_RUNNERS, namespace, limit, _continue: next },
+                  this.opts(),
+                ),
+          ),
+        parse: (raw) => this.parseFollowed('EphemeralRunner', raw, parseEphemeralRunner),
+      },
+      this.followOptions(),
+    );
+    const pods = new ChangeFollower<Pod>(
+      {
+        path: `/api/v1${where}/pods`,
+        labelSelector: RUNNER_POD_SELECTOR,
+        listPage: async (next) => {
+          const query = { labelSelector: RUNNER_POD_SELECTOR, limit, _continue: next };
+          const list =
+            namespace === null
+              ? await this.core.listPodForAllNamespaces(query, this.opts())
+              : await this.core.listNamespacedPod({ namespace, ...query }, this.opts());
+          return listPageOf({ items: list.items, metadata: list.metadata });
+        },
+        parse: (raw) => this.parseFollowed('Pod', raw, parsePod),
+      },
+      this.followOptions(),
+    );
+    const [a, b] = await Promise.all([
+      this.call('follow ephemeralrunners', () => ers.follow(state.ephemeralRunners)),
+      this.call('follow runner pods', () => pods.follow(state.pods)),
+    ]);
+    const watched = (o: FollowOutcome) => (o.kind === 'watched' ? [...o.changed] : []);
+    return {
+      listed: a.kind === 'listed' || b.kind === 'listed',
+      changed: new Set([...watched(a), ...watched(b)]),
+    };
+  }
+
+  private followOptions() {
+    return {
+      kubeConfig: this.options.kubeConfig,
+      ...(this.options.watchSeconds ? { watchSeconds: this.options.watchSeconds } : {}),
+    };
+  }
+
+  private parseFollowed<T>(
+    kind: string,
+    raw: unknown,
+    parse: (raw: unknown, cluster: string) => Result<T>,
+  ): T | null {
+    const r = parse(raw, this.cluster);
+    if (r.ok) return r.value;
+    this.skip(kind, r.reason);
+    return null;
   }
 
   async findRunnerOfScaleSet(
@@ -351,6 +424,15 @@ export class KubeClusterGateway implements ClusterGateway {
     this.unparseable++;
     this.options.onUnparseable?.(kind, reason);
   }
+}
+
+/** A list body as a page of a followed list: items, continue token, resourceVersion. */
+function listPageOf(body: unknown): RawListPage {
+  const { items, next } = pageOf(body);
+  const meta = (body as { metadata?: { resourceVersion?: unknown } } | null)?.metadata;
+  const rv = meta?.resourceVersion;
+  if (typeof rv !== 'string' || rv === '') throw new Error('a list without a resourceVersion');
+  return { items, next, resourceVersion: rv };
 }
 
 /** JSON patch that applies only to this uid and this exact finalizer list. */

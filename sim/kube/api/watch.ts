@@ -5,6 +5,16 @@
  * The history is bounded (ObjectStore's historyLimit), as etcd's compaction bounds the real one:
  * kubernetes.io/docs/reference/using-api/api-concepts/#efficient-detection-of-changes and
  * #410-gone-responses ("clients must handle the case by recognizing the status code 410 Gone").
+ *
+ * As the API server's watch cache (k8s.io/apiserver pkg/storage/cacher):
+ * - a resourceVersion older than the cache's window is answered with one ERROR event, a Status
+ *   410 `Expired` "too old resource version: <rv> (<oldest>)" (watch_cache.go,
+ *   getAllEventsSinceLocked: errors.NewResourceExpired), on a 200 response, and the stream ends;
+ * - with allowWatchBookmarks, a BOOKMARK carrying the current resourceVersion comes every
+ *   bookmark period (cacher's bookmarkFrequency, a minute there) and, when the request set
+ *   timeoutSeconds, 2 s before that deadline if sooner (cache_watcher.go, nextBookmarkTime:
+ *   "right before the watcher timeout ... 2s before the deadline"); none if the deadline is
+ *   closer than 2 s. A bookmark promises every event up to its resourceVersion was sent.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { KubeObject } from '../types.js';
@@ -95,17 +105,16 @@ export function serveWatch(
   const unsubscribe = store.subscribe(forward);
   const timers: NodeJS.Timeout[] = [];
   if (p.allowWatchBookmarks) {
-    timers.push(
-      setInterval(
-        () =>
-          send('BOOKMARK', {
-            kind: p.def.kind,
-            apiVersion: apiVersionOf(p.def),
-            metadata: { resourceVersion: String(store.currentRv()) },
-          }),
-        p.bookmarkIntervalMs,
-      ),
-    );
+    const bookmark = () =>
+      send('BOOKMARK', {
+        kind: p.def.kind,
+        apiVersion: apiVersionOf(p.def),
+        metadata: { resourceVersion: String(store.currentRv()) },
+      });
+    timers.push(setInterval(bookmark, p.bookmarkIntervalMs));
+    const beforeDeadlineMs = (p.timeoutSeconds ?? 0) * 1000 - 2_000;
+    if (beforeDeadlineMs > 0 && beforeDeadlineMs < p.bookmarkIntervalMs)
+      timers.push(setTimeout(bookmark, beforeDeadlineMs));
   }
   if (p.timeoutSeconds && p.timeoutSeconds > 0)
     timers.push(setTimeout(() => stop(), p.timeoutSeconds * 1000));
