@@ -1,12 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import {
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { GithubObservation } from '../../domain/model/observation.js';
 import type {
   ClaimOutcome,
@@ -15,22 +9,25 @@ import type {
   PendingDelivery,
 } from '../../ports/delivery-ledger.js';
 import { StoreError } from '../../ports/delivery-ledger.js';
-import { deliveryKey } from './table-schema.js';
+import { deliveryIdOf, deliveryKey } from './table-schema.js';
 
 /**
- * Every delivery not yet published has a marker in this one partition, so the sweep finds them
- * with one Query instead of a Scan. A marker lives from receipt to publication (seconds), so the
- * partition stays small; at GitHub's webhook rates it is far below a partition's write limit.
+ * A delivery not yet published carries `pend = DELIVERY-PENDING` (the sparse `byPending` index,
+ * table-schema.ts), so the sweep finds every pending delivery with one Query instead of a Scan;
+ * publication removes it in the same write that sets `published`. An item is in the index from
+ * receipt to publication (seconds), so the index partition stays small.
  */
-const PENDING_PARTITION = 'DELIVERY-PENDING';
-const pendingKey = (deliveryId: string) => ({ pk: PENDING_PARTITION, sk: deliveryId });
+const PENDING = 'DELIVERY-PENDING';
 const bodyKey = (digest: string) => ({ pk: `DELIVERY-BODY#${digest}`, sk: 'DELIVERY-BODY' });
 
 /**
- * Delivery dedupe on DynamoDB without transactions (dynalite has none). Write order makes every
- * crash recoverable: the pending marker first, then the body claim, then the delivery claim, and
- * after publication the `published` flag and the marker's removal. A crash anywhere leaves a
- * marker the sweep can finish from.
+ * Delivery dedupe on DynamoDB without transactions (dynalite has none): three writes a delivery.
+ * The body claim, then the delivery claim, which is the intent (pending, with its observation)
+ * and is in the store before anything is published; after publication one write sets
+ * `published` and takes it out of the pending index. A crash after the body claim leaves
+ * nothing pending: the delivery failed at GitHub, the sweep finds it unclaimed and asks GitHub
+ * for it again (the body claim lets the same id through). A crash after the delivery claim
+ * leaves it pending, and the sweep publishes it.
  */
 export class DynamoDeliveryLedger implements DeliveryLedger {
   constructor(
@@ -45,18 +42,12 @@ export class DynamoDeliveryLedger implements DeliveryLedger {
   ): Promise<ClaimOutcome> {
     const { deliveryId } = record;
     try {
-      await this.putPendingMarker(record, nowSeconds);
       const bodyHolder = await this.claimBody(record, nowSeconds);
-      if (bodyHolder !== deliveryId) {
-        await this.deletePendingMarker(deliveryId);
+      if (bodyHolder !== deliveryId)
         return { status: 'duplicate', reason: 'same-body', original: bodyHolder };
-      }
       if (await this.claimDelivery(record, nowSeconds, leaseSeconds)) return { status: 'claimed' };
       const existing = await this.read(deliveryId);
-      if (existing?.published === true) {
-        await this.deletePendingMarker(deliveryId);
-        return { status: 'duplicate', reason: 'published' };
-      }
+      if (existing?.published === true) return { status: 'duplicate', reason: 'published' };
       return { status: 'duplicate', reason: 'in-flight' };
     } catch (error) {
       throw new StoreError(`could not claim delivery ${deliveryId}`, { cause: error });
@@ -69,12 +60,11 @@ export class DynamoDeliveryLedger implements DeliveryLedger {
         new UpdateCommand({
           TableName: this.tableName,
           Key: deliveryKey(deliveryId),
-          UpdateExpression: 'SET published = :true, publishedAt = :now',
+          UpdateExpression: 'SET published = :true, publishedAt = :now REMOVE pend',
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeValues: { ':true': true, ':now': nowSeconds },
         }),
       );
-      await this.deletePendingMarker(deliveryId);
     } catch (error) {
       throw new StoreError(`could not mark delivery ${deliveryId} published`, { cause: error });
     }
@@ -115,10 +105,16 @@ export class DynamoDeliveryLedger implements DeliveryLedger {
         const page = await this.client.send(
           new QueryCommand({
             TableName: this.tableName,
-            KeyConditionExpression: 'pk = :pk',
-            FilterExpression: 'receivedAt <= :before',
-            ExpressionAttributeValues: { ':pk': PENDING_PARTITION, ':before': receivedBefore },
-            ConsistentRead: true,
+            // An index is read eventually consistent: an item published a moment ago may still
+            // be listed, and its claim (a consistent conditional write) then finds it published.
+            IndexName: 'byPending',
+            KeyConditionExpression: 'pend = :pend',
+            FilterExpression: 'receivedAt <= :before AND published = :false',
+            ExpressionAttributeValues: {
+              ':pend': PENDING,
+              ':before': receivedBefore,
+              ':false': false,
+            },
             ExclusiveStartKey: startKey,
           }),
         );
@@ -133,32 +129,6 @@ export class DynamoDeliveryLedger implements DeliveryLedger {
     } catch (error) {
       throw new StoreError('could not list unpublished deliveries', { cause: error });
     }
-  }
-
-  private async putPendingMarker(record: DeliveryRecord, nowSeconds: number): Promise<void> {
-    await this.client.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: pendingKey(record.deliveryId),
-        UpdateExpression:
-          'SET #event = :event, observation = :observation, bodyDigest = :digest, ' +
-          'expiresAt = :expiresAt, receivedAt = if_not_exists(receivedAt, :now)',
-        ExpressionAttributeNames: { '#event': 'event' },
-        ExpressionAttributeValues: {
-          ':event': record.event,
-          ':observation': record.observation,
-          ':digest': record.bodyDigest,
-          ':expiresAt': record.expiresAt,
-          ':now': nowSeconds,
-        },
-      }),
-    );
-  }
-
-  private async deletePendingMarker(deliveryId: string): Promise<void> {
-    await this.client.send(
-      new DeleteCommand({ TableName: this.tableName, Key: pendingKey(deliveryId) }),
-    );
   }
 
   /** Claims the body digest for this delivery id; returns the delivery id that holds it. */
@@ -210,6 +180,8 @@ export class DynamoDeliveryLedger implements DeliveryLedger {
             observation: record.observation,
             bodyDigest: record.bodyDigest,
             published: false,
+            pend: PENDING,
+            receivedAt: nowSeconds,
             claimedAt: nowSeconds,
             expiresAt: record.expiresAt,
           },
@@ -256,9 +228,10 @@ export class DynamoDeliveryLedger implements DeliveryLedger {
 }
 
 function pendingFromItem(item: Record<string, unknown>): PendingDelivery | undefined {
-  const { sk, event, observation, bodyDigest, expiresAt, receivedAt } = item;
+  const { event, observation, bodyDigest, expiresAt, receivedAt } = item;
+  const deliveryId = deliveryIdOf(String(item.pk));
   if (
-    typeof sk !== 'string' ||
+    deliveryId === null ||
     typeof event !== 'string' ||
     typeof observation !== 'object' ||
     observation === null ||
@@ -269,7 +242,7 @@ function pendingFromItem(item: Record<string, unknown>): PendingDelivery | undef
     return undefined;
   }
   return {
-    deliveryId: sk,
+    deliveryId,
     event,
     observation: observation as GithubObservation,
     bodyDigest,

@@ -7,10 +7,14 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
  */
 const TABLE_KEYS = { partition: 'pk', sort: 'sk', ttl: 'expiresAt' } as const;
 
+const DELIVERY_PK = 'DELIVERY#';
 export const deliveryKey = (deliveryId: string) => ({
-  pk: `DELIVERY#${deliveryId}`,
+  pk: `${DELIVERY_PK}${deliveryId}`,
   sk: 'DELIVERY',
 });
+/** The delivery id of a delivery item's `pk`; null for any other item. */
+export const deliveryIdOf = (pk: string): string | null =>
+  pk.startsWith(DELIVERY_PK) ? pk.slice(DELIVERY_PK.length) : null;
 
 /**
  * The global secondary indexes the engine's joins use (all project every attribute; all sparse:
@@ -20,8 +24,8 @@ export const deliveryKey = (deliveryId: string) => ({
  * - `byRun` (`run`, `sk`): a run's jobs, its run records and its re-run / cancel intents.
  * - `byGroup` (`grp`, `sk`): an owner's queued jobs (`QUEUED#…`), an owner's registrations
  *   (`REGS#…`), the owners with jobs (`OWNERS`).
- * - `byPending` (`pend`, `sk`): claims without a result (`CLAIM`) and audit events not yet
- *   published (`OUTBOX`).
+ * - `byPending` (`pend`, `sk`): claims without a result (`CLAIM`), audit events not yet
+ *   published (`OUTBOX`) and webhook deliveries claimed but not yet published (`DELIVERY-PENDING`).
  */
 const TABLE_INDEXES = {
   byRunnerName: 'rn',

@@ -70,7 +70,9 @@ describe('github-webhook deduplication and redelivery', () => {
     expect(failed.body).toMatchObject({ status: 'error', deliveryId: 'pub-1' });
     const stored = await harness.storedItems();
     expect(stored.find((item) => item.pk === 'DELIVERY#pub-1')).toMatchObject({ published: false });
-    expect(stored.some((item) => item.pk === 'DELIVERY-PENDING' && item.sk === 'pub-1')).toBe(true);
+    expect(
+      stored.some((item) => item.pk === 'DELIVERY#pub-1' && item.pend === 'DELIVERY-PENDING'),
+    ).toBe(true);
 
     harness.eventBridge.options = {};
     const redelivered = await harness.deliver({ event: 'workflow_job', body, deliveryId: 'pub-1' });
@@ -78,7 +80,9 @@ describe('github-webhook deduplication and redelivery', () => {
     expect(publishedFor('pub-1')).toHaveLength(1);
     const after = await harness.storedItems();
     expect(after.find((item) => item.pk === 'DELIVERY#pub-1')).toMatchObject({ published: true });
-    expect(after.some((item) => item.pk === 'DELIVERY-PENDING' && item.sk === 'pub-1')).toBe(false);
+    expect(
+      after.some((item) => item.pk === 'DELIVERY#pub-1' && item.pend === 'DELIVERY-PENDING'),
+    ).toBe(false);
   });
 
   it('retries an entry EventBridge reports in FailedEntryCount and publishes it once', async () => {
@@ -112,7 +116,9 @@ describe('github-webhook deduplication and redelivery', () => {
     expect(result.statusCode).toBe(500);
     expect(publishedFor('partial-2')).toHaveLength(0);
     const stored = await harness.storedItems();
-    expect(stored.some((i) => i.pk === 'DELIVERY-PENDING' && i.sk === 'partial-2')).toBe(true);
+    expect(stored.some((i) => i.pk === 'DELIVERY#partial-2' && i.pend === 'DELIVERY-PENDING')).toBe(
+      true,
+    );
   });
 
   it('verifies and accepts a base64-encoded body as Function URLs send non-text types', async () => {
