@@ -32,73 +32,83 @@ const time = text(64);
 const status = text(64);
 const attempt = z.number().int().positive().max(MAX_ATTEMPT);
 
-const repositoryRefSchema = z.object({
-  id: githubId,
-  /** `owner/name` */
-  fullName: z.string().min(3).max(140),
-  owner: z.string().min(1).max(39),
-  name: z.string().min(1).max(100),
-});
+const repositoryRefSchema = () =>
+  z.object({
+    id: githubId,
+    /** `owner/name` */
+    fullName: z.string().min(3).max(140),
+    owner: z.string().min(1).max(39),
+    name: z.string().min(1).max(100),
+  });
 
-const jobFactsSchema = z.object({
-  jobId: githubId,
-  runId: githubId,
-  runAttempt: attempt,
-  name: text(MAX_TEXT),
-  workflowName: nullableText,
-  headBranch: nullableText,
-  /** `runs-on` labels; for an ARC scale set, its name. */
-  labels: z.array(text(256)).max(100),
-  status,
-  conclusion: status.nullable(),
-  runnerId: githubId.nullable(),
-  runnerName: nullableText,
-  runnerGroupId: githubId.nullable(),
-  runnerGroupName: nullableText,
-  htmlUrl: text(MAX_URL),
-  /** Absent only in very old payloads; then `startedAt` stands in. */
-  createdAt: time.nullable(),
-  startedAt: time.nullable(),
-  completedAt: time.nullable(),
-});
+const jobFactsSchema = () =>
+  z.object({
+    jobId: githubId,
+    runId: githubId,
+    runAttempt: attempt,
+    name: text(MAX_TEXT),
+    workflowName: nullableText,
+    headBranch: nullableText,
+    /** `runs-on` labels; for an ARC scale set, its name. */
+    labels: z.array(text(256)).max(100),
+    status,
+    conclusion: status.nullable(),
+    runnerId: githubId.nullable(),
+    runnerName: nullableText,
+    runnerGroupId: githubId.nullable(),
+    runnerGroupName: nullableText,
+    htmlUrl: text(MAX_URL),
+    /** Absent only in very old payloads; then `startedAt` stands in. */
+    createdAt: time.nullable(),
+    startedAt: time.nullable(),
+    completedAt: time.nullable(),
+  });
 
-const runFactsSchema = z.object({
-  runId: githubId,
-  runAttempt: attempt,
-  name: nullableText,
-  status,
-  conclusion: status.nullable(),
-  event: status.nullable(),
-  htmlUrl: text(MAX_URL),
-  createdAt: time,
-  updatedAt: time,
-  runStartedAt: time.nullable(),
-});
+const runFactsSchema = () =>
+  z.object({
+    runId: githubId,
+    runAttempt: attempt,
+    name: nullableText,
+    status,
+    conclusion: status.nullable(),
+    event: status.nullable(),
+    htmlUrl: text(MAX_URL),
+    createdAt: time,
+    updatedAt: time,
+    runStartedAt: time.nullable(),
+  });
 
-const observationBase = {
+const observationBase = () => ({
   /** `X-GitHub-Delivery`. */
   deliveryId: z.string().min(1).max(MAX_DELIVERY_ID_LENGTH),
   installationId: githubId.nullable(),
-  repository: repositoryRefSchema,
+  repository: repositoryRefSchema(),
   /** When runner-medic received it (ISO 8601). */
   receivedAt: time,
-};
+});
 
-const jobObservation = <K extends string>(kind: K) =>
-  z.object({ kind: z.literal(kind), ...observationBase, job: jobFactsSchema });
+/**
+ * An observation as it travels on the bus (EventBridge `detail`), bounded in every field. Built
+ * on its first parse (z.lazy): only remediate reads observations, and only for GitHub's inputs;
+ * the webhook imports this module for the ids and types and would build its ~70 schemas for nothing.
+ */
+export const githubObservationSchema = z.lazy(() => {
+  const base = observationBase();
+  const job = jobFactsSchema();
+  const jobObservation = <K extends string>(kind: K) =>
+    z.object({ kind: z.literal(kind), ...base, job });
+  return z.discriminatedUnion('kind', [
+    jobObservation('job.queued'),
+    jobObservation('job.waiting'),
+    jobObservation('job.started'),
+    jobObservation('job.completed'),
+    z.object({ kind: z.literal('run.completed'), ...base, run: runFactsSchema() }),
+  ]);
+});
 
-/** An observation as it travels on the bus (EventBridge `detail`), bounded in every field. */
-export const githubObservationSchema = z.discriminatedUnion('kind', [
-  jobObservation('job.queued'),
-  jobObservation('job.waiting'),
-  jobObservation('job.started'),
-  jobObservation('job.completed'),
-  z.object({ kind: z.literal('run.completed'), ...observationBase, run: runFactsSchema }),
-]);
-
-export type RepositoryRef = z.infer<typeof repositoryRefSchema>;
-export type JobFacts = z.infer<typeof jobFactsSchema>;
-export type RunFacts = z.infer<typeof runFactsSchema>;
+export type RepositoryRef = z.infer<ReturnType<typeof repositoryRefSchema>>;
+export type JobFacts = z.infer<ReturnType<typeof jobFactsSchema>>;
+export type RunFacts = z.infer<ReturnType<typeof runFactsSchema>>;
 export type GithubObservation = z.infer<typeof githubObservationSchema>;
 export type ObservationKind = GithubObservation['kind'];
 type JobObservation = Exclude<GithubObservation, { kind: 'run.completed' }>;

@@ -8,20 +8,27 @@ import { fail, ok, type Result } from '../model/result.js';
 const MAX_LOG_EVENTS = 10_000;
 const MAX_MESSAGE_CHARS = 256 * 1024;
 
-/** The decoded (gunzipped, JSON-parsed) `awslogs.data` of a CloudWatch Logs subscription. */
-const logsDataSchema = z.object({
-  messageType: z.string().max(64),
-  logGroup: z.string().max(512).nullish(),
-  logStream: z.string().max(512).nullish(),
-  // Each record is checked on its own below, so one bad record rejects only itself.
-  logEvents: z.array(z.unknown()).max(MAX_LOG_EVENTS),
-});
+/**
+ * The decoded (gunzipped, JSON-parsed) `awslogs.data` of a CloudWatch Logs subscription. Built
+ * on first parse (z.lazy), as is the record's: only remediate's log inputs need them.
+ */
+const logsDataSchema = z.lazy(() =>
+  z.object({
+    messageType: z.string().max(64),
+    logGroup: z.string().max(512).nullish(),
+    logStream: z.string().max(512).nullish(),
+    // Each record is checked on its own below, so one bad record rejects only itself.
+    logEvents: z.array(z.unknown()).max(MAX_LOG_EVENTS),
+  }),
+);
 
-const logEventSchema = z.object({
-  id: z.string().max(128).nullish(),
-  message: z.string().max(MAX_MESSAGE_CHARS),
-  timestamp: z.number().int().nonnegative().max(8.64e15).nullish(),
-});
+const logEventSchema = z.lazy(() =>
+  z.object({
+    id: z.string().max(128).nullish(),
+    message: z.string().max(MAX_MESSAGE_CHARS),
+    timestamp: z.number().int().nonnegative().max(8.64e15).nullish(),
+  }),
+);
 
 export interface CloudWatchKubeEvents {
   messageType: string;

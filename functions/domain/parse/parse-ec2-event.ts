@@ -7,19 +7,26 @@ import { fail, ok, type Result } from '../model/result.js';
 const SPOT_WARNING_DETAIL_TYPE = 'EC2 Spot Instance Interruption Warning';
 const STATE_CHANGE_DETAIL_TYPE = 'EC2 Instance State-change Notification';
 
-const envelope = z.object({
-  source: z.literal('aws.ec2'),
-  'detail-type': z.string().max(128),
-  account: z.string().max(32).nullish(),
-  region: z.string().max(32).nullish(),
-  time: timestamp,
-  detail: z.unknown(),
-});
+// Built on first parse (z.lazy): only remediate's EC2 inputs need them.
+const envelope = z.lazy(() =>
+  z.object({
+    source: z.literal('aws.ec2'),
+    'detail-type': z.string().max(128),
+    account: z.string().max(32).nullish(),
+    region: z.string().max(32).nullish(),
+    time: timestamp,
+    detail: z.unknown(),
+  }),
+);
 
 /** EC2 instance ids are `i-` and 8 or 17 hex digits. */
-const instanceId = z.string().regex(/^i-[0-9a-f]{8,17}$/);
-const spotDetail = z.object({ 'instance-id': instanceId, 'instance-action': z.string().max(64) });
-const stateDetail = z.object({ 'instance-id': instanceId, state: z.string().max(64) });
+const instanceId = () => z.string().regex(/^i-[0-9a-f]{8,17}$/);
+const spotDetail = z.lazy(() =>
+  z.object({ 'instance-id': instanceId(), 'instance-action': z.string().max(64) }),
+);
+const stateDetail = z.lazy(() =>
+  z.object({ 'instance-id': instanceId(), state: z.string().max(64) }),
+);
 
 /** Parse an EC2 spot interruption warning or instance state-change event in AWS's envelope. */
 export function parseEc2Event(raw: unknown): Result<Ec2Event> {

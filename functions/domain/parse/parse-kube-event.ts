@@ -13,51 +13,56 @@ import {
 import { fail, ok, type Result } from '../model/result.js';
 import { problemText } from '../model/zod-problems.js';
 
-/** A core/v1 Event, optionally enriched by kubernetes-event-exporter (`clusterName`, lookups). */
-const kubeEventSchema = z.object({
-  clusterName: z.string().max(LIMITS.cluster).nullish(),
-  metadata: z
-    .object({
-      name: kubeName.nullish(),
+/**
+ * A core/v1 Event, optionally enriched by kubernetes-event-exporter (`clusterName`, lookups).
+ * Built on its first parse (z.lazy): reconcile never parses one, remediate only for some inputs.
+ */
+const kubeEventSchema = z.lazy(() =>
+  z.object({
+    clusterName: z.string().max(LIMITS.cluster).nullish(),
+    metadata: z
+      .object({
+        name: kubeName.nullish(),
+        namespace: kubeNamespace.nullish(),
+        uid: kubeUid.nullish(),
+        annotations: labels,
+        creationTimestamp: timestamp,
+      })
+      .nullish(),
+    reason: z.string().min(1).max(LIMITS.reason),
+    message: boundedText(LIMITS.message).nullish(),
+    type: boundedText(LIMITS.reason).nullish(),
+    source: z
+      .object({
+        component: boundedText(LIMITS.component).nullish(),
+        host: boundedText(LIMITS.name).nullish(),
+      })
+      .nullish(),
+    reportingComponent: boundedText(LIMITS.component).nullish(),
+    reportingController: boundedText(LIMITS.component).nullish(),
+    count: z
+      .number()
+      .int()
+      .nonnegative()
+      .max(2 ** 31)
+      .nullish(),
+    firstTimestamp: timestamp,
+    lastTimestamp: timestamp,
+    eventTime: timestamp,
+    involvedObject: z.object({
+      kind: z.string().min(1).max(LIMITS.kind),
       namespace: kubeNamespace.nullish(),
+      name: kubeName,
       uid: kubeUid.nullish(),
+      apiVersion: boundedText(LIMITS.apiVersion).nullish(),
+      fieldPath: boundedText(LIMITS.name).nullish(),
+      labels,
       annotations: labels,
-      creationTimestamp: timestamp,
-    })
-    .nullish(),
-  reason: z.string().min(1).max(LIMITS.reason),
-  message: boundedText(LIMITS.message).nullish(),
-  type: boundedText(LIMITS.reason).nullish(),
-  source: z
-    .object({
-      component: boundedText(LIMITS.component).nullish(),
-      host: boundedText(LIMITS.name).nullish(),
-    })
-    .nullish(),
-  reportingComponent: boundedText(LIMITS.component).nullish(),
-  reportingController: boundedText(LIMITS.component).nullish(),
-  count: z
-    .number()
-    .int()
-    .nonnegative()
-    .max(2 ** 31)
-    .nullish(),
-  firstTimestamp: timestamp,
-  lastTimestamp: timestamp,
-  eventTime: timestamp,
-  involvedObject: z.object({
-    kind: z.string().min(1).max(LIMITS.kind),
-    namespace: kubeNamespace.nullish(),
-    name: kubeName,
-    uid: kubeUid.nullish(),
-    apiVersion: boundedText(LIMITS.apiVersion).nullish(),
-    fieldPath: boundedText(LIMITS.name).nullish(),
-    labels,
-    annotations: labels,
-    ownerReferences,
-    deleted: z.boolean().nullish(),
+      ownerReferences,
+      deleted: z.boolean().nullish(),
+    }),
   }),
-});
+);
 
 export interface KubeEventParseOptions {
   /** Used when the event carries no `clusterName` (e.g. Fluent Bit records). */

@@ -56,7 +56,7 @@ describe('githubObservationSchema: the one definition of an observation', () => 
   });
 
   it('has an EventBridge detail-type for every kind, and no other', () => {
-    const kinds = githubObservationSchema.options.map((o) => o.shape.kind.value);
+    const kinds = githubObservationSchema.unwrap().options.map((o) => o.shape.kind.value);
     expect(Object.keys(DETAIL_TYPES).sort()).toEqual([...kinds].sort());
     expect(new Set(Object.values(DETAIL_TYPES)).size).toBe(kinds.length);
   });
