@@ -184,4 +184,8 @@ export class SqliteDatabase {
   }
 }
 
-const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+/** An error's message; node:sqlite's errors may come from another realm (a vm context). */
+const message = (error: unknown) =>
+  typeof error === 'object' && error !== null && 'message' in error
+    ? String(error.message)
+    : String(error);
