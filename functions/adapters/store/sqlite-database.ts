@@ -7,7 +7,7 @@ const SCHEMA_VERSION = 1;
 /**
  * The tables. `facts` holds the facts store's items as the DynamoDB table does (one row per
  * `pk`/`sk`, the whole item as JSON, its index keys and time to live as columns, with a partial
- * index per DynamoDB index); the delivery ledger has three tables of its own. `expires_at` is in
+ * index per DynamoDB index); the delivery ledger has two tables of its own. `expires_at` is in
  * epoch seconds, as the DynamoDB TTL attribute is: a row past it is read as absent and purged.
  */
 const SCHEMA = `
@@ -35,9 +35,11 @@ CREATE TABLE IF NOT EXISTS deliveries (
   body_digest TEXT NOT NULL,
   published INTEGER NOT NULL,
   published_at INTEGER,
+  received_at INTEGER NOT NULL,
   claimed_at INTEGER NOT NULL,
   expires_at INTEGER NOT NULL
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS deliveries_pending ON deliveries (received_at) WHERE published = 0;
 CREATE INDEX IF NOT EXISTS deliveries_by_expiry ON deliveries (expires_at);
 CREATE TABLE IF NOT EXISTS delivery_bodies (
   body_digest TEXT PRIMARY KEY,
@@ -45,25 +47,11 @@ CREATE TABLE IF NOT EXISTS delivery_bodies (
   expires_at INTEGER NOT NULL
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS delivery_bodies_by_expiry ON delivery_bodies (expires_at);
-CREATE TABLE IF NOT EXISTS deliveries_pending (
-  delivery_id TEXT PRIMARY KEY,
-  event TEXT NOT NULL,
-  observation TEXT NOT NULL,
-  body_digest TEXT NOT NULL,
-  expires_at INTEGER NOT NULL,
-  received_at INTEGER NOT NULL
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS deliveries_pending_by_expiry ON deliveries_pending (expires_at);
 `;
 
 /** Tables with a time to live (`expires_at`, epoch seconds). */
-type ExpiringTable = 'facts' | 'deliveries' | 'delivery_bodies' | 'deliveries_pending';
-const EXPIRING_TABLES: ExpiringTable[] = [
-  'facts',
-  'deliveries',
-  'delivery_bodies',
-  'deliveries_pending',
-];
+type ExpiringTable = 'facts' | 'deliveries' | 'delivery_bodies';
+const EXPIRING_TABLES: ExpiringTable[] = ['facts', 'deliveries', 'delivery_bodies'];
 
 export interface SqliteOptions {
   /**

@@ -13,9 +13,9 @@ const PURGE_EVERY_S = 300;
 
 /**
  * The webhook's delivery ledger over SQLite, with the DynamoDB ledger's outcomes: a claim is a
- * lease on the delivery id and on the body's digest, and a delivery not yet published keeps a
- * pending marker (first receipt time kept) that the sweep lists. Here the marker, the body claim
- * and the delivery claim are one transaction, so a crash leaves either all of them or none.
+ * lease on the delivery id and on the body's digest, and the delivery claim is the intent itself
+ * (its observation, pending until published), which the sweep lists. Here the body claim and the
+ * delivery claim are one transaction, so a crash leaves both of them or neither.
  */
 export class SqliteDeliveryLedger implements DeliveryLedger {
   private lastPurge = -Infinity;
@@ -29,21 +29,18 @@ export class SqliteDeliveryLedger implements DeliveryLedger {
   ): Promise<ClaimOutcome> {
     const { deliveryId } = record;
     const outcome = this.db.transaction(`claim delivery ${deliveryId}`, (): ClaimOutcome => {
-      this.putPendingMarker(record, nowSeconds);
       const holder = this.claimBody(record, nowSeconds);
-      if (holder !== deliveryId) {
-        this.deletePendingMarker(deliveryId);
+      if (holder !== deliveryId)
         return { status: 'duplicate', reason: 'same-body', original: holder };
-      }
       const existing = this.db
         .statement('SELECT published, claimed_at, expires_at FROM deliveries WHERE delivery_id = ?')
         .get(deliveryId);
       if (!existing || Number(existing.expires_at) < nowSeconds) {
         this.db
           .statement(
-            `INSERT OR REPLACE INTO deliveries
-                 (delivery_id, event, observation, body_digest, published, published_at, claimed_at, expires_at)
-               VALUES (?, ?, ?, ?, 0, NULL, ?, ?)`,
+            `INSERT OR REPLACE INTO deliveries (delivery_id, event, observation, body_digest,
+               published, published_at, received_at, claimed_at, expires_at)
+             VALUES (?, ?, ?, ?, 0, NULL, ?, ?, ?)`,
           )
           .run(
             deliveryId,
@@ -51,14 +48,12 @@ export class SqliteDeliveryLedger implements DeliveryLedger {
             JSON.stringify(record.observation),
             record.bodyDigest,
             nowSeconds,
+            nowSeconds,
             record.expiresAt,
           );
         return { status: 'claimed' };
       }
-      if (existing.published === 1) {
-        this.deletePendingMarker(deliveryId);
-        return { status: 'duplicate', reason: 'published' };
-      }
+      if (existing.published === 1) return { status: 'duplicate', reason: 'published' };
       // An unpublished claim whose lease ran out is taken over.
       if (Number(existing.claimed_at) <= nowSeconds - leaseSeconds) {
         this.db
@@ -70,7 +65,7 @@ export class SqliteDeliveryLedger implements DeliveryLedger {
     });
     if (nowSeconds - this.lastPurge >= PURGE_EVERY_S) {
       this.lastPurge = nowSeconds;
-      this.db.purgeExpired(nowSeconds, ['deliveries', 'delivery_bodies', 'deliveries_pending']);
+      this.db.purgeExpired(nowSeconds, ['deliveries', 'delivery_bodies']);
     }
     return outcome;
   }
@@ -84,7 +79,6 @@ export class SqliteDeliveryLedger implements DeliveryLedger {
         throw new StoreError(
           `could not mark delivery ${deliveryId} published: it was never claimed`,
         );
-      this.deletePendingMarker(deliveryId);
     });
   }
 
@@ -108,7 +102,8 @@ export class SqliteDeliveryLedger implements DeliveryLedger {
       this.db
         .statement(
           `SELECT delivery_id, event, observation, body_digest, expires_at, received_at
-             FROM deliveries_pending WHERE received_at <= ? ORDER BY delivery_id LIMIT ?`,
+             FROM deliveries WHERE published = 0 AND received_at <= ?
+             ORDER BY received_at, delivery_id LIMIT ?`,
         )
         .all(receivedBefore, limit),
     );
@@ -120,31 +115,6 @@ export class SqliteDeliveryLedger implements DeliveryLedger {
       expiresAt: Number(row.expires_at),
       receivedAt: Number(row.received_at),
     }));
-  }
-
-  /** The marker of a delivery not yet published; a later receipt keeps the first time. */
-  private putPendingMarker(record: DeliveryRecord, nowSeconds: number): void {
-    this.db
-      .statement(
-        `INSERT INTO deliveries_pending
-           (delivery_id, event, observation, body_digest, expires_at, received_at)
-         VALUES (?, ?, ?, ?, ?, ?)
-         ON CONFLICT (delivery_id) DO UPDATE SET event = excluded.event,
-           observation = excluded.observation, body_digest = excluded.body_digest,
-           expires_at = excluded.expires_at`,
-      )
-      .run(
-        record.deliveryId,
-        record.event,
-        JSON.stringify(record.observation),
-        record.bodyDigest,
-        record.expiresAt,
-        nowSeconds,
-      );
-  }
-
-  private deletePendingMarker(deliveryId: string): void {
-    this.db.statement('DELETE FROM deliveries_pending WHERE delivery_id = ?').run(deliveryId);
   }
 
   /** Claims the body digest for this delivery id; returns the delivery id that holds it. */

@@ -1,4 +1,5 @@
 import type { Action, ActionOutcome, ActionTarget } from '../../domain/model/action.js';
+import { actionJobIds } from '../../domain/model/action-job-ids.js';
 import type { JobAnnotation } from '../../domain/classify/annotations.js';
 import type * as Fact from '../../domain/model/facts.js';
 import type { BreakerGate } from '../../domain/decide/rules/circuit-breaker.js';
@@ -443,12 +444,7 @@ export class SqliteFactsStore implements FactsStore {
       finishedAt: null,
       dryRun: action.dryRun,
       budgetKeys: action.budgetKeys,
-      jobIds:
-        'jobIds' in action.target
-          ? action.target.jobIds
-          : 'jobId' in action.target
-            ? [action.target.jobId]
-            : [],
+      jobIds: actionJobIds(action.target),
     };
     const pk = `ACTION#${action.key}`;
     const result = this.write(`claim action ${action.key}`, now, (): ClaimResult => {

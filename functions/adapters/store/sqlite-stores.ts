@@ -2,11 +2,14 @@ import { systemClock, type Clock } from '../../ports/clock.js';
 import { SqliteDatabase, type SqliteOptions } from './sqlite-database.js';
 import { SqliteDeliveryLedger } from './sqlite-delivery-ledger.js';
 import { SqliteFactsStore } from './sqlite-facts-store.js';
+import { SqliteWatchCursors } from './sqlite-watch-cursors.js';
 
-/** The facts store and the delivery ledger of one process, over one SQLite file. */
+/** The stores of one process, over one SQLite file. */
 export interface SqliteStores {
   facts: SqliteFactsStore;
   ledger: SqliteDeliveryLedger;
+  /** Where the sweep resumes watching each cluster's runners. */
+  watchCursors: SqliteWatchCursors;
   /** The file the stores use. */
   path: string;
   /** Deletes every row past its time to live by the clock; returns how many. */
@@ -15,9 +18,9 @@ export interface SqliteStores {
 }
 
 /**
- * Opens (creating it when missing) the SQLite store at `path` for the facts store and the
- * delivery ledger, and purges what expired by `clock`. Several processes may open one file:
- * each conditional write is a transaction that holds the file's write lock.
+ * Opens (creating it when missing) the SQLite store at `path` for the facts store, the delivery
+ * ledger and the watch cursors, and purges what expired by `clock`. Several processes may open
+ * one file: each conditional write is a transaction that holds the file's write lock.
  *
  * Throws a StoreError (kind `unavailable`) naming the path when the file cannot be opened or
  * set up (no such folder, no permission, not a database, a newer layout, no WAL): the caller
@@ -39,6 +42,7 @@ export function openSqliteStores(
   return {
     facts: new SqliteFactsStore(db),
     ledger: new SqliteDeliveryLedger(db),
+    watchCursors: new SqliteWatchCursors(db),
     path,
     purgeExpired,
     close: () => db.close(),

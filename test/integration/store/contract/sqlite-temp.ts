@@ -14,12 +14,11 @@ const T0 = Date.parse('2026-03-01T12:00:00Z');
 export function sqliteInTempFolder(
   name: string,
   clock: Clock = { now: () => T0 },
-): { stores: SqliteStores; folder: string; close(): Promise<void> } {
+): { stores: SqliteStores; close(): Promise<void> } {
   const folder = mkdtempSync(join(tmpdir(), `runner-medic-sqlite-${name}-`));
   const stores = openSqliteStores(join(folder, 'store.db'), clock);
   return {
     stores,
-    folder,
     close: async () => {
       stores.close();
       rmSync(folder, { recursive: true, force: true });
