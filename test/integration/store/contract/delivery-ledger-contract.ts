@@ -1,7 +1,8 @@
 import type { GithubObservation } from '../../../../functions/domain/model/observation.js';
-import type {
-  DeliveryLedger,
-  DeliveryRecord,
+import {
+  StoreError,
+  type DeliveryLedger,
+  type DeliveryRecord,
 } from '../../../../functions/ports/delivery-ledger.js';
 
 export interface DeliveryLedgerUnderTest {
@@ -84,6 +85,44 @@ export function describeDeliveryLedgerContract(
       expect((await ledger.listUnpublished(1_000, 10)).map((d) => d.deliveryId)).not.toContain(
         'd-5',
       );
+    });
+
+    it('lets one of many concurrent claims of a delivery win', async () => {
+      const claims = await Promise.all(
+        Array.from({ length: 8 }, () => ledger.claim(record('d-race'), 1_000, LEASE)),
+      );
+      expect(claims.filter((c) => c.status === 'claimed')).toHaveLength(1);
+      expect(claims.filter((c) => c.status === 'duplicate')).toHaveLength(7);
+    });
+
+    it('keeps a taken-over or released claim pending from its first receipt, until published', async () => {
+      await ledger.claim(record('d-6'), 1_000, LEASE);
+      await ledger.release('d-6');
+      expect(await ledger.claim(record('d-6'), 1_010, LEASE)).toEqual({ status: 'claimed' });
+      const pending = (await ledger.listUnpublished(1_000, 100)).find(
+        (d) => d.deliveryId === 'd-6',
+      );
+      expect(pending).toEqual({ ...record('d-6'), receivedAt: 1_000 });
+
+      await ledger.markPublished('d-6', 1_011);
+      // Released after publication, it stays published.
+      await ledger.release('d-6');
+      expect(await ledger.claim(record('d-6'), 1_200, LEASE)).toEqual({
+        status: 'duplicate',
+        reason: 'published',
+      });
+      expect((await ledger.listUnpublished(1_500, 100)).map((d) => d.deliveryId)).not.toContain(
+        'd-6',
+      );
+    });
+
+    it('lists at most the limit of pending deliveries', async () => {
+      for (const id of ['d-7', 'd-8', 'd-9']) await ledger.claim(record(id), 1_100, LEASE);
+      expect(await ledger.listUnpublished(1_100, 2)).toHaveLength(2);
+    });
+
+    it('refuses to mark published a delivery never claimed', async () => {
+      await expect(ledger.markPublished('d-never', 1_000)).rejects.toThrow(StoreError);
     });
   });
 }

@@ -237,5 +237,299 @@ export function describeFactsStoreContract(
       ]);
       expect(await store.auditTrail(T0 - 3 * DAY, T0, 1)).toHaveLength(1);
     });
+
+    it('lets one of many concurrent claims of a key win', async () => {
+      const claims = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          store.claimAction(rerunAction('race-1'), T0 + i, 60_000),
+        ),
+      );
+      expect(claims.filter((c) => c.claimed)).toHaveLength(1);
+      expect(claims.filter((c) => !c.claimed)).toHaveLength(11);
+    });
+
+    it('files a runner’s facts under its name and its namespace, and names the runner', async () => {
+      const runner = { cluster: 'prod', namespace: 'arc-r', runnerName: 'arc-linux-x-runner-r1' };
+      const signal = { source: 'pod-condition', detail: 'DisruptionTarget' } as const;
+      await store.recordLoss(
+        {
+          ...runner,
+          podUid: 'u1',
+          nodeName: 'n1',
+          scaleSet: 'arc-linux',
+          ownedByArc: true,
+          cause: { kind: 'pod-gc' },
+          signal,
+          at: null,
+        },
+        T0,
+      );
+      await store.recordRunnerWarning(
+        { ...runner, kind: 'karpenter-disruption', signal, at: T0 },
+        T0,
+      );
+      await store.claimAction(
+        {
+          ...rerunAction('on-runner'),
+          scope: { ...rerunAction('on-runner').scope, runnerName: runner.runnerName },
+        },
+        T0,
+        60_000,
+      );
+
+      const byName = await store.readRunnerName(runner.runnerName, T0);
+      // A loss recorded without a time is dated when it was recorded.
+      expect(byName.facts.losses.map((l) => [l.podUid, l.at])).toEqual([['u1', T0]]);
+      expect(byName.facts.runnerWarnings.map((w) => w.kind)).toEqual(['karpenter-disruption']);
+      expect(byName.facts.actions.map((a) => a.key)).toEqual(['on-runner']);
+      expect(byName.runners).toEqual([
+        { cluster: 'prod', namespace: 'arc-r', name: runner.runnerName },
+      ]);
+      expect(byName.itemsRead).toBe(3);
+
+      const byNamespace = await store.readNamespace('prod', 'arc-r', T0);
+      expect(byNamespace.facts.losses).toHaveLength(1);
+      expect(byNamespace.facts.runnerWarnings).toHaveLength(1);
+      expect(byNamespace.facts.actions).toEqual([]);
+      expect((await store.readNamespace('prod', 'other', T0)).itemsRead).toBe(0);
+    });
+
+    it('reads a node’s signals and the runners seen on it, and an instance’s node', async () => {
+      const signal = { source: 'node-event', detail: 'SpotInterrupted' } as const;
+      await store.recordNodeSignal(
+        {
+          cluster: 'prod',
+          nodeName: 'n7',
+          instanceId: 'i-7',
+          kind: 'spot-interruption-warning',
+          signal,
+          at: T0,
+        },
+        T0,
+      );
+      await store.recordInstance('i-7', 'prod', 'n7', T0);
+      const onNode = {
+        cluster: 'prod',
+        namespace: 'arc-r',
+        name: 'arc-linux-x-runner-r7',
+        nodeName: 'n7',
+        podUid: 'p7',
+        ephemeralRunnerUid: 'e7',
+        scaleSet: 'arc-linux',
+        runnerId: 70,
+        seenAt: T0,
+      };
+      await store.recordRunnerOnNode(onNode, T0);
+
+      const node = await store.readNode('prod', 'n7', T0);
+      expect(node.facts.nodeSignals.map((n) => n.kind)).toEqual(['spot-interruption-warning']);
+      expect(node.runnersOnNode).toEqual([onNode]);
+      const instance = await store.readInstance('i-7', T0);
+      expect(instance.node).toEqual({ cluster: 'prod', nodeName: 'n7' });
+      expect(instance.read.facts.nodeSignals).toHaveLength(1);
+      expect((await store.readInstance('i-unknown', T0)).node).toBeNull();
+    });
+
+    it('reads a run’s jobs and runs, an owner’s queued jobs and the owners known', async () => {
+      const queued = job(777, 'queued');
+      await store.recordJob(queued, T0);
+      await store.recordRun(
+        {
+          repository: queued.repository,
+          installationId: 7,
+          run: {
+            runId: queued.job.runId,
+            runAttempt: 1,
+            name: 'CI',
+            status: 'in_progress',
+            conclusion: null,
+            event: 'push',
+            htmlUrl: 'https://github.com/acme/api/actions/runs/9000000001',
+            createdAt: '2026-03-01T12:00:00Z',
+            updatedAt: '2026-03-01T12:00:00Z',
+            runStartedAt: null,
+          },
+        } as Parameters<typeof store.recordRun>[0],
+        T0,
+      );
+      const run = await store.readRun('acme/api', queued.job.runId, T0);
+      expect(run.facts.jobs.map((j) => j.job.jobId)).toContain(777);
+      expect(run.facts.runs.map((r) => r.run.runAttempt)).toEqual([1]);
+      expect(
+        (await store.readJob('acme/api', 777, T0)).facts.jobs.map((j) => j.job.status),
+      ).toEqual(['queued']);
+      expect((await store.readQueuedJobs('acme', T0)).facts.jobs.map((j) => j.job.jobId)).toContain(
+        777,
+      );
+
+      // Picked up by a runner, it leaves the queued index and is found by the runner's name.
+      await store.recordJob(
+        {
+          ...queued,
+          job: { ...queued.job, status: 'in_progress', runnerName: 'arc-linux-x-runner-q' },
+        },
+        T0 + 1,
+      );
+      expect(
+        (await store.readQueuedJobs('acme', T0)).facts.jobs.map((j) => j.job.jobId),
+      ).not.toContain(777);
+      expect(
+        (await store.readRunnerName('arc-linux-x-runner-q', T0)).facts.jobs.map((j) => j.job.jobId),
+      ).toEqual([777]);
+      expect(await store.knownOwners(T0)).toEqual([{ owner: 'acme', installationId: 7 }]);
+    });
+
+    it('merges where scale sets live, and keeps registrations by owner until deleted', async () => {
+      expect(await store.readScaleSets(T0)).toEqual({ sets: {}, itemsRead: 0 });
+      await store.recordScaleSets('prod', { 'arc-linux': ['prod/arc-b'] }, T0);
+      await store.recordScaleSets(
+        'staging',
+        { 'arc-linux': ['prod/arc-a', 'prod/arc-b'], gpu: ['staging/gpu'] },
+        T0,
+      );
+      expect(await store.readScaleSets(T0)).toEqual({
+        sets: { 'arc-linux': ['prod/arc-a', 'prod/arc-b'], gpu: ['staging/gpu'] },
+        itemsRead: 1,
+      });
+
+      const registration = {
+        id: 42,
+        name: 'arc-linux-x-runner-reg',
+        status: 'offline',
+        busy: false,
+        labels: ['arc-linux'],
+        owner: { org: 'acme' },
+        installationId: 7,
+        offlineSince: T0,
+      };
+      await store.putRegistration(registration, T0);
+      await store.putRegistration({ ...registration, id: 43, owner: { repo: 'other/x' } }, T0);
+      expect((await store.readRegistrations('acme', T0)).facts.registrations).toEqual([
+        registration,
+      ]);
+      expect((await store.readRunnerName(registration.name, T0)).facts.registrations).toHaveLength(
+        2,
+      );
+      await store.deleteRegistration(registration);
+      expect((await store.readRegistrations('acme', T0)).facts.registrations).toEqual([]);
+      expect(
+        (await store.readRegistrations('other', T0)).facts.registrations.map((r) => r.id),
+      ).toEqual([43]);
+    });
+
+    it('keeps a breaker open for its window, and holds subjects in order only on a breaker that exists', async () => {
+      await store.holdInBreaker('none', 'arc-linux', ['job:a'], T0);
+      expect((await store.readBreaker('none', 'arc-linux', T0)).facts.breakers).toEqual([]);
+
+      await store.countLoss({ cluster: 'prod', scaleSet: null, runner: 'r1', at: T0 }, 900_000, T0);
+      await store.countLoss(
+        { cluster: 'prod', scaleSet: null, runner: 'r1', at: T0 + 5 },
+        900_000,
+        T0 + 5,
+      );
+      await store.openBreaker('prod', null, T0, T0 + 900_000, T0);
+      // A second trip inside the window does not move it.
+      await store.openBreaker('prod', null, T0 + 1_000, T0 + 901_000, T0 + 1_000);
+      await store.holdInBreaker('prod', null, ['job:a', 'job:b'], T0);
+      await store.holdInBreaker('prod', null, ['job:b', 'job:c'], T0);
+      expect((await store.readBreaker('prod', null, T0)).facts.breakers).toEqual([
+        {
+          cluster: 'prod',
+          scaleSet: null,
+          losses: { r1: T0 },
+          trippedAt: T0,
+          openUntil: T0 + 900_000,
+          held: ['job:a', 'job:b', 'job:c'],
+        },
+      ]);
+      // Once it has closed, a new trip opens it again and starts a new list of held subjects.
+      await store.openBreaker('prod', null, T0 + 950_000, T0 + 1_850_000, T0 + 950_000);
+      expect((await store.readBreaker('prod', null, T0 + 950_000)).facts.breakers[0]).toMatchObject(
+        {
+          trippedAt: T0 + 950_000,
+          openUntil: T0 + 1_850_000,
+          held: [],
+        },
+      );
+    });
+
+    it('keeps the outbox until published, and lists claims left without a result', async () => {
+      await store.claimAction(rerunAction('outbox-1'), T0, 60_000);
+      await store.finishAction('outbox-1', 'succeeded', T0, 'done', {
+        detailType: 'Remediation',
+        detail: { key: 'outbox-1' },
+      });
+      await store.claimAction(rerunAction('stuck-1'), T0, 60_000);
+
+      const outbox = await store.unpublishedAudits(100);
+      expect(outbox).toContainEqual({
+        key: 'outbox-1',
+        event: { detailType: 'Remediation', detail: { key: 'outbox-1' } },
+      });
+      await store.markPublished('outbox-1');
+      expect((await store.unpublishedAudits(100)).map((a) => a.key)).not.toContain('outbox-1');
+
+      expect((await store.staleClaims(T0 + 30_000, 60_000)).map((c) => c.key)).not.toContain(
+        'stuck-1',
+      );
+      const stale = await store.staleClaims(T0 + 61_000, 60_000);
+      expect(stale.find((c) => c.key === 'stuck-1')).toEqual({
+        key: 'stuck-1',
+        target: rerunAction('stuck-1').target,
+        claimedAt: T0,
+      });
+      expect(stale.map((c) => c.key)).not.toContain('outbox-1');
+    });
+
+    it('gives due wake-ups oldest first, ordered ones in their order, until cleared', async () => {
+      const at = T0 + 5 * 60_000;
+      await store.scheduleWake(at, T0, ['job:z']);
+      await store.scheduleWake(at, T0, ['job:held-2', 'job:held-1'], 3);
+      await store.scheduleWake(at - 60_000, T0, ['job:early']);
+      expect(await store.dueWakes(at - 60_001, 10)).toEqual([]);
+      const due = await store.dueWakes(at, 10);
+      expect(due).toEqual([
+        { at: at - 60_000, subject: 'job:early' },
+        { at, subject: 'job:held-2', position: 3 },
+        { at, subject: 'job:held-1', position: 4 },
+        { at, subject: 'job:z' },
+      ]);
+      expect(await store.dueWakes(at, 2)).toEqual(due.slice(0, 2));
+      for (const wake of due.slice(0, 3)) await store.clearWake(wake);
+      expect(await store.dueWakes(at, 10)).toEqual([{ at, subject: 'job:z' }]);
+    });
+
+    it('keeps the sweep’s place, and sets aside a subject after five failures', async () => {
+      expect(await store.repositoryScan('acme')).toBe(0);
+      await store.setRepositoryScan('acme', 12, T0);
+      expect(await store.repositoryScan('acme')).toBe(12);
+      expect(await store.sweepCursor('prod')).toBeNull();
+      await store.setSweepCursor(
+        'prod',
+        { namespaceIndex: 3, passStartedAt: T0, lastPassStartedAt: null },
+        T0,
+      );
+      expect(await store.sweepCursor('prod')).toEqual({
+        namespaceIndex: 3,
+        passStartedAt: T0,
+        lastPassStartedAt: null,
+      });
+      await store.setSweepCursor('prod', null, T0);
+      expect(await store.sweepCursor('prod')).toBeNull();
+
+      const counts = [];
+      for (let i = 0; i < 5; i++) counts.push(await store.noteFailure('job:flaky', T0 + i));
+      expect(counts.map((c) => [c.failures, c.setAside])).toEqual([
+        [1, false],
+        [2, false],
+        [3, false],
+        [4, false],
+        [5, true],
+      ]);
+      expect(await store.isSetAside('job:flaky', T0)).toBe(false);
+      await store.setAside('job:flaky', T0 + 60_000, T0);
+      expect(await store.isSetAside('job:flaky', T0 + 59_999)).toBe(true);
+      expect(await store.isSetAside('job:flaky', T0 + 60_000)).toBe(false);
+    });
   });
 }
