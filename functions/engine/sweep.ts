@@ -3,11 +3,7 @@ import { emptyFacts, type Facts, type RunnerRegistration } from '../domain/model
 import type { Policy } from '../domain/policy/policy.js';
 import { runnerSetPrefix } from '../domain/correlate/runner-of-job.js';
 import { isArcRunnerPod, scaleSetOf } from '../domain/correlate/runner-guard.js';
-import type {
-  ClusterGateway,
-  FollowedRunners,
-  RunnerListing,
-} from '../ports/cluster-gateway.js';
+import type { ClusterGateway, FollowedRunners, RunnerListing } from '../ports/cluster-gateway.js';
 import type { WatchCursor, WatchCursors } from '../ports/watch-cursors.js';
 import {
   RUNNER_SET_KEY,
@@ -194,7 +190,10 @@ async function clusterMemory(cluster: string, deps: EngineDeps, now: number) {
       runners.ephemeralRunners.resourceVersion = rvs['ephemeralrunners'] ?? null;
       runners.pods.resourceVersion = rvs['pods'] ?? null;
       // Both cursors or neither: a half-known scope is listed.
-      if (runners.ephemeralRunners.resourceVersion === null || runners.pods.resourceVersion === null)
+      if (
+        runners.ephemeralRunners.resourceVersion === null ||
+        runners.pods.resourceVersion === null
+      )
         continue;
       memory.scopes.set(scope, { runners, known: false });
     }
@@ -226,8 +225,7 @@ async function followCluster(
 ): Promise<ClusterMemory> {
   const memory = await clusterMemory(cluster, deps, now);
   const scopes = deps.clusters.namespaces(cluster) ?? [WHOLE_CLUSTER];
-  for (const key of memory.scopes.keys())
-    if (!scopes.includes(key)) memory.scopes.delete(key);
+  for (const key of memory.scopes.keys()) if (!scopes.includes(key)) memory.scopes.delete(key);
   const full = memory.listedAt === null || now - memory.listedAt >= FULL_RELIST_MS;
   let fill = FILL_PER_SWEEP;
   const pendingIn = (key: string) =>

@@ -27,6 +27,12 @@ export interface StoreOptions {
 const keyOf = (ns: string | undefined, name: string) => `${ns ?? ''}/${name}`;
 
 export class ObjectStore {
+  /**
+   * A fault for tests: a watch of `resource` (a store key) for which this answers `cut` loses its
+   * connection (the socket is destroyed) right after it replays its history, before any bookmark,
+   * as an API server restart or a load balancer's idle cut does to a real stream.
+   */
+  watchFault: ((resource: string) => 'cut' | undefined) | undefined;
   private rv = 1;
   private readonly objects = new Map<string, Map<string, KubeObject>>();
   private history: StoreEvent[] = [];

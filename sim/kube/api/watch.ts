@@ -102,6 +102,11 @@ export function serveWatch(
     }
     for (const ev of changes) forward(ev);
   }
+  if (store.watchFault?.(key) === 'cut') {
+    open = false;
+    res.destroy();
+    return;
+  }
   const unsubscribe = store.subscribe(forward);
   const timers: NodeJS.Timeout[] = [];
   if (p.allowWatchBookmarks) {
