@@ -37,4 +37,19 @@ describe('a healthy hour stays within the budget', () => {
     // App calls: the delivery scan reads back only to its cursor (a page a sweep here).
     expect(calls.filter((r) => r.by === 'app').length).toBeLessThanOrEqual(3 * MINUTES);
   }, 900_000);
+
+  it('reads of Kubernetes only what changed, after the first full list', async () => {
+    const marks = world.kubeMark();
+    const jobs = world.jobsStarted;
+    await world.play(MINUTES * 60_000, 60_000);
+    const read = world.kubes
+      .flatMap((k, c) => k.audit.requests.slice(marks[c] ?? 0))
+      .filter((r) => r.by === 'runner-medic')
+      .reduce((n, r) => n + (r.objects ?? 0), 0);
+    expect(world.errors).toEqual([]);
+    // Listing every runner each sweep read 2 objects a runner a sweep (4,000 here); following
+    // them reads what jobs change (their runners' objects, their events' reads), 20 a job at most.
+    expect(read).toBeLessThanOrEqual(20 * (world.jobsStarted - jobs));
+    expect(read).toBeLessThan(2 * 200 * MINUTES);
+  }, 900_000);
 });
