@@ -52,6 +52,10 @@ CREATE INDEX IF NOT EXISTS delivery_bodies_by_expiry ON delivery_bodies (expires
 /** Tables with a time to live (`expires_at`, epoch seconds). */
 type ExpiringTable = 'facts' | 'deliveries' | 'delivery_bodies';
 const EXPIRING_TABLES: ExpiringTable[] = ['facts', 'deliveries', 'delivery_bodies'];
+/** Writes purge expired rows at most this often (seconds of their own `now`)… */
+const PURGE_EVERY_S = 300;
+/** …and at most this many rows a table at a time; `purgeExpired` takes out the rest. */
+const PURGE_BATCH = 500;
 
 export interface SqliteOptions {
   /**
@@ -72,6 +76,8 @@ export interface SqliteOptions {
 export class SqliteDatabase {
   private readonly db: DatabaseSync;
   private readonly statements = new Map<string, StatementSync>();
+  /** When each table was last purged by a write (seconds of the writes' clock). */
+  private readonly lastPurge = new Map<ExpiringTable, number>();
 
   constructor(
     readonly path: string,
@@ -136,9 +142,15 @@ export class SqliteDatabase {
   /**
    * Runs `body` in one write transaction. `BEGIN IMMEDIATE` waits (busy timeout) for another
    * writer; a wait that runs out, or any failure, rolls back and throws a StoreError, so the
-   * caller never acts on a claim the store did not keep.
+   * caller never acts on a claim the store did not keep. With `purge`, the same transaction
+   * deletes up to PURGE_BATCH expired rows of those tables, at most every PURGE_EVERY_S of the
+   * writes' own clock: in the transaction, so a write is never reported failed after it committed.
    */
-  transaction<T>(what: string, body: () => T): T {
+  transaction<T>(
+    what: string,
+    body: () => T,
+    purge?: { nowSeconds: number; tables: ExpiringTable[] },
+  ): T {
     try {
       this.db.exec('BEGIN IMMEDIATE');
     } catch (error) {
@@ -146,12 +158,25 @@ export class SqliteDatabase {
     }
     try {
       const result = body();
+      if (purge) this.purgeDue(purge.nowSeconds, purge.tables);
       this.db.exec('COMMIT');
       return result;
     } catch (error) {
       if (this.db.isTransaction) this.db.exec('ROLLBACK');
       if (error instanceof StoreError) throw error;
       throw new StoreError(`could not ${what}: ${message(error)}`, { cause: error });
+    }
+  }
+
+  private purgeDue(nowSeconds: number, tables: ExpiringTable[]): void {
+    for (const table of tables) {
+      if (nowSeconds - (this.lastPurge.get(table) ?? -Infinity) < PURGE_EVERY_S) continue;
+      this.lastPurge.set(table, nowSeconds);
+      const key =
+        table === 'facts' ? 'pk, sk' : table === 'deliveries' ? 'delivery_id' : 'body_digest';
+      this.statement(
+        `DELETE FROM ${table} WHERE (${key}) IN (SELECT ${key} FROM ${table} WHERE expires_at < ? LIMIT ${PURGE_BATCH})`,
+      ).run(nowSeconds);
     }
   }
 

@@ -8,9 +8,6 @@ import type {
 import { StoreError } from '../../ports/delivery-ledger.js';
 import type { SqliteDatabase } from './sqlite-database.js';
 
-/** Claims purge expired rows at most this often (seconds of the claims' own `now`). */
-const PURGE_EVERY_S = 300;
-
 /**
  * The webhook's delivery ledger over SQLite, with the DynamoDB ledger's outcomes: a claim is a
  * lease on the delivery id and on the body's digest, and the delivery claim is the intent itself
@@ -18,8 +15,6 @@ const PURGE_EVERY_S = 300;
  * delivery claim are one transaction, so a crash leaves both of them or neither.
  */
 export class SqliteDeliveryLedger implements DeliveryLedger {
-  private lastPurge = -Infinity;
-
   constructor(private readonly db: SqliteDatabase) {}
 
   async claim(
@@ -28,46 +23,48 @@ export class SqliteDeliveryLedger implements DeliveryLedger {
     leaseSeconds: number,
   ): Promise<ClaimOutcome> {
     const { deliveryId } = record;
-    const outcome = this.db.transaction(`claim delivery ${deliveryId}`, (): ClaimOutcome => {
-      const holder = this.claimBody(record, nowSeconds);
-      if (holder !== deliveryId)
-        return { status: 'duplicate', reason: 'same-body', original: holder };
-      const existing = this.db
-        .statement('SELECT published, claimed_at, expires_at FROM deliveries WHERE delivery_id = ?')
-        .get(deliveryId);
-      if (!existing || Number(existing.expires_at) < nowSeconds) {
-        this.db
+    // The claim's transaction also purges expired deliveries now and then.
+    return this.db.transaction(
+      `claim delivery ${deliveryId}`,
+      (): ClaimOutcome => {
+        const holder = this.claimBody(record, nowSeconds);
+        if (holder !== deliveryId)
+          return { status: 'duplicate', reason: 'same-body', original: holder };
+        const existing = this.db
           .statement(
-            `INSERT OR REPLACE INTO deliveries (delivery_id, event, observation, body_digest,
+            'SELECT published, claimed_at, expires_at FROM deliveries WHERE delivery_id = ?',
+          )
+          .get(deliveryId);
+        if (!existing || Number(existing.expires_at) < nowSeconds) {
+          this.db
+            .statement(
+              `INSERT OR REPLACE INTO deliveries (delivery_id, event, observation, body_digest,
                published, published_at, received_at, claimed_at, expires_at)
              VALUES (?, ?, ?, ?, 0, NULL, ?, ?, ?)`,
-          )
-          .run(
-            deliveryId,
-            record.event,
-            JSON.stringify(record.observation),
-            record.bodyDigest,
-            nowSeconds,
-            nowSeconds,
-            record.expiresAt,
-          );
-        return { status: 'claimed' };
-      }
-      if (existing.published === 1) return { status: 'duplicate', reason: 'published' };
-      // An unpublished claim whose lease ran out is taken over.
-      if (Number(existing.claimed_at) <= nowSeconds - leaseSeconds) {
-        this.db
-          .statement('UPDATE deliveries SET claimed_at = ? WHERE delivery_id = ?')
-          .run(nowSeconds, deliveryId);
-        return { status: 'claimed' };
-      }
-      return { status: 'duplicate', reason: 'in-flight' };
-    });
-    if (nowSeconds - this.lastPurge >= PURGE_EVERY_S) {
-      this.lastPurge = nowSeconds;
-      this.db.purgeExpired(nowSeconds, ['deliveries', 'delivery_bodies']);
-    }
-    return outcome;
+            )
+            .run(
+              deliveryId,
+              record.event,
+              JSON.stringify(record.observation),
+              record.bodyDigest,
+              nowSeconds,
+              nowSeconds,
+              record.expiresAt,
+            );
+          return { status: 'claimed' };
+        }
+        if (existing.published === 1) return { status: 'duplicate', reason: 'published' };
+        // An unpublished claim whose lease ran out is taken over.
+        if (Number(existing.claimed_at) <= nowSeconds - leaseSeconds) {
+          this.db
+            .statement('UPDATE deliveries SET claimed_at = ? WHERE delivery_id = ?')
+            .run(nowSeconds, deliveryId);
+          return { status: 'claimed' };
+        }
+        return { status: 'duplicate', reason: 'in-flight' };
+      },
+      { nowSeconds, tables: ['deliveries', 'delivery_bodies'] },
+    );
   }
 
   async markPublished(deliveryId: string, nowSeconds: number): Promise<void> {

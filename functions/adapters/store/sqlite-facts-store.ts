@@ -51,8 +51,6 @@ const RETRYABLE: readonly string[] = ['retry-later', 'failed'];
 /** Failures of one subject within this window count toward setting it aside. */
 const FAILURE_WINDOW_S = 6 * 3600;
 const FAILURES_BEFORE_SET_ASIDE = 5;
-/** Writes purge expired rows at most this often (seconds of the writes' own `now`). */
-const PURGE_EVERY_S = 300;
 
 /** An item as the DynamoDB table holds it: keys, index keys, `expiresAt` and attributes. */
 type Item = Record<string, unknown> & { pk: string; sk: string };
@@ -94,8 +92,6 @@ const wakeSk = (w: DueWake) =>
  * absent, everywhere a DynamoDB condition treats an expired item as absent, and purged.
  */
 export class SqliteFactsStore implements FactsStore {
-  private lastPurge = -Infinity;
-
   constructor(private readonly db: SqliteDatabase) {}
 
   // ---- reads by subject ----
@@ -645,14 +641,13 @@ export class SqliteFactsStore implements FactsStore {
     });
   }
 
-  /** One write transaction; writes with a time purge expired rows now and then. */
+  /** One write transaction; a write with a time also purges expired rows now and then. */
   private write<T>(what: string, now: number | null, body: () => T): T {
-    const result = this.db.transaction(what, body);
-    if (now !== null && seconds(now) - this.lastPurge >= PURGE_EVERY_S) {
-      this.lastPurge = seconds(now);
-      this.db.purgeExpired(seconds(now), ['facts']);
-    }
-    return result;
+    return this.db.transaction(
+      what,
+      body,
+      now === null ? undefined : { nowSeconds: seconds(now), tables: ['facts'] },
+    );
   }
 
   private read<T>(what: string, body: () => T): T {
