@@ -46,6 +46,9 @@ const TTL = {
 
 type FactKind = keyof typeof TTL;
 
+/** An unchanged owner or instance item is written again this often (their TTLs: 3 and 2 days). */
+const RENEW_S = DAY;
+
 const JOB_STAGE: Record<string, number> = { queued: 0, waiting: 1, in_progress: 2, completed: 3 };
 const RETRYABLE: readonly string[] = ['retry-later', 'failed'];
 /** Failures of one subject within this window count toward setting it aside. */
@@ -211,17 +214,11 @@ export class SqliteFactsStore implements FactsStore {
           ? { grp: `QUEUED#${owner}` }
           : {}),
       });
-      if (record.installationId !== null)
-        this.put({
-          ...this.item(
-            'owner',
-            `OWNER#${owner}`,
-            'OWNER',
-            { owner, installationId: record.installationId },
-            now,
-          ),
-          grp: 'OWNERS',
-        });
+      if (record.installationId !== null) {
+        const data = { owner, installationId: record.installationId };
+        if (!this.fresh(`OWNER#${owner}`, 'OWNER', data, 'owner', now))
+          this.put({ ...this.item('owner', `OWNER#${owner}`, 'OWNER', data, now), grp: 'OWNERS' });
+      }
     });
   }
 
@@ -271,7 +268,12 @@ export class SqliteFactsStore implements FactsStore {
     nodeName: string,
     now: number,
   ): Promise<void> {
-    this.putOne('instance', `INSTANCE#${instanceId}`, 'NODE', { cluster, nodeName }, now);
+    const pk = `INSTANCE#${instanceId}`;
+    // A node keeps its instance for life: an unchanged item is renewed daily, not each time.
+    this.write(`record instance ${instanceId}`, now, () => {
+      if (!this.fresh(pk, 'NODE', { cluster, nodeName }, 'instance', now))
+        this.put(this.item('instance', pk, 'NODE', { cluster, nodeName }, now));
+    });
   }
 
   async recordRunnerOnNode(runner: Fact.RunnerOnNode, now: number): Promise<void> {
@@ -623,6 +625,17 @@ export class SqliteFactsStore implements FactsStore {
 
   private item(kind: FactKind, pk: string, sk: string, data: unknown, now: number): Item {
     return { pk, sk, type: kind, data, expiresAt: seconds(now) + TTL[kind] };
+  }
+
+  /**
+   * Whether the live item holds `data` already and was written less than RENEW_S ago: an item
+   * that changes rarely (an owner's installation, an instance's node) is renewed daily, as the
+   * DynamoDB store does, instead of with every fact that names it.
+   */
+  private fresh(pk: string, sk: string, data: object, kind: FactKind, now: number): boolean {
+    const item = this.get(pk, sk, now);
+    if (!item || JSON.stringify(item.data) !== JSON.stringify(data)) return false;
+    return Number(item.expiresAt) - TTL[kind] > seconds(now) - RENEW_S;
   }
 
   /** Writes one item; with `keepFirst`, only where no live one is already. */

@@ -312,4 +312,33 @@ describe('SQLite store: times to live', () => {
       stores.close();
     }
   });
+  it('renews an unchanged instance item daily, not with every sighting, and writes a change at once', async () => {
+    const path = file('renew');
+    const stores = openSqliteStores(path, clock);
+    const expiry = () => {
+      const db = new DatabaseSync(path, { readOnly: true });
+      try {
+        return db.prepare("SELECT expires_at AS e FROM facts WHERE pk = 'INSTANCE#i-1'").get()?.e;
+      } finally {
+        db.close();
+      }
+    };
+    const HOUR = 3600 * 1000;
+    try {
+      await stores.facts.recordInstance('i-1', 'prod', 'n1', T0);
+      const first = expiry();
+      await stores.facts.recordInstance('i-1', 'prod', 'n1', T0 + HOUR);
+      expect(expiry()).toBe(first);
+      await stores.facts.recordInstance('i-1', 'prod', 'n2', T0 + 2 * HOUR);
+      expect(expiry()).toBe(Number(first) + 2 * 3600);
+      expect((await stores.facts.readInstance('i-1', T0 + 2 * HOUR)).node).toEqual({
+        cluster: 'prod',
+        nodeName: 'n2',
+      });
+      await stores.facts.recordInstance('i-1', 'prod', 'n2', T0 + 27 * HOUR);
+      expect(expiry()).toBe(Number(first) + 27 * 3600);
+    } finally {
+      stores.close();
+    }
+  });
 });
