@@ -17,6 +17,7 @@ import { createSecretReader } from '../adapters/secrets/secret-reader.js';
 import { DynamoClusterSightings } from '../adapters/store/cluster-sightings.js';
 import { DynamoDeliveryLedger } from '../adapters/store/dynamo-delivery-ledger.js';
 import { DynamoFactsStore } from '../adapters/store/dynamo-facts-store.js';
+import { DynamoWatchCursors } from '../adapters/store/dynamo-watch-cursors.js';
 import { DEFAULT_POLICY, parsePolicy } from '../domain/policy/policy.js';
 import type { Policy } from '../domain/policy/policy.js';
 import type { EngineDeps } from '../engine/engine-deps.js';
@@ -98,6 +99,7 @@ export function composeEngine(settings: EngineSettings, clients: ClientFactories
       // An explanation on every job runner-medic touches, unless CHECK_RUNS=off.
       ...(settings.checkRuns ? { checkRuns: new OctokitCheckRunPublisher(githubApp) } : {}),
       sightings: new DynamoClusterSightings(documents, settings.tableName),
+      watchCursors: new DynamoWatchCursors(documents, settings.tableName),
     };
     return {
       deps,

@@ -10,6 +10,7 @@ import type { EventPublisher } from '../ports/event-publisher.js';
 import type { FactsStore } from '../ports/facts-store.js';
 import type { GithubGateway } from '../ports/github-gateway.js';
 import type { WakeScheduler } from '../ports/wake-scheduler.js';
+import type { WatchCursors } from '../ports/watch-cursors.js';
 
 /** What the engine runs on: its ports, its policy and its clock. */
 export interface EngineDeps {
@@ -36,6 +37,8 @@ export interface EngineDeps {
   checkRuns?: CheckRunPublisher;
   /** Notes which clusters exporter events come from (the doctor's Events checks). */
   sightings?: ClusterSightings;
+  /** Where the sweep resumes watching each cluster's runners (resourceVersions); absent: it lists in full each sweep. */
+  watchCursors?: WatchCursors;
 }
 
 /** A claim left without result this long is taken to be a crash and re-checked. */

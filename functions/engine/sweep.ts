@@ -4,7 +4,7 @@ import type { Policy } from '../domain/policy/policy.js';
 import { runnerSetPrefix } from '../domain/correlate/runner-of-job.js';
 import { isArcRunnerPod, scaleSetOf } from '../domain/correlate/runner-guard.js';
 import type { ClusterGateway, FollowedRunners, RunnerListing } from '../ports/cluster-gateway.js';
-import type { WatchCursor, WatchCursors } from '../ports/watch-cursors.js';
+import type { WatchCursor } from '../ports/watch-cursors.js';
 import {
   RUNNER_SET_KEY,
   type FactsStore,
@@ -164,11 +164,6 @@ interface ClusterMemory {
 /** Followed runners per store (one deployment) and cluster, kept while the container lives. */
 const memories = new WeakMap<FactsStore, Map<string, ClusterMemory>>();
 
-/** Where the sweep's cursors are kept, when the deployment keeps them (EngineDeps.watchCursors). */
-function cursorsOf(deps: EngineDeps): WatchCursors | undefined {
-  return (deps as EngineDeps & { watchCursors?: WatchCursors }).watchCursors;
-}
-
 const emptyRunners = (): FollowedRunners => ({
   ephemeralRunners: { objects: new Map(), resourceVersion: null },
   pods: { objects: new Map(), resourceVersion: null },
@@ -181,7 +176,7 @@ async function clusterMemory(cluster: string, deps: EngineDeps, now: number) {
   const held = byCluster.get(cluster);
   if (held) return held;
   const memory: ClusterMemory = { scopes: new Map(), listedAt: null, pending: new Set() };
-  const stored = await cursorsOf(deps)?.read(cluster, now);
+  const stored = await deps.watchCursors?.read(cluster, now);
   if (stored) {
     memory.listedAt = stored.listedAt;
     memory.pending = new Set(stored.pending);
@@ -246,6 +241,7 @@ async function followCluster(
         changes = await gateway.followRunners(namespace, scope.runners);
       }
       if (changes.listed) {
+        if (process.env.WATCH_DEBUG) console.error('LISTED', cluster, key, now, full, scope.known);
         scope.known = true;
         for (const ns of namespacesIn(key, scope.runners)) memory.pending.add(ns);
       }
@@ -297,7 +293,7 @@ function namespacesOfQueued(memory: ClusterMemory, queued: Facts['jobs']): Set<s
 
 /** Writes where the next container resumes: each scope's resourceVersions, pending namespaces. */
 async function saveCursor(cluster: string, memory: ClusterMemory, deps: EngineDeps, now: number) {
-  const cursors = cursorsOf(deps);
+  const cursors = deps.watchCursors;
   if (!cursors || memory.listedAt === null) return;
   const scopes: WatchCursor['scopes'] = {};
   for (const [key, scope] of memory.scopes) {

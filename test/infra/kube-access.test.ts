@@ -107,6 +107,15 @@ const EXERCISES: Record<string, Exercise> = {
     await g.deletePod(NS, 'runner-a', ids.podUid, true);
   },
   deleteEphemeralRunner: (g) => g.deleteEphemeralRunner(NS, 'runner-b', ids.er2Uid),
+  followRunners: async (g, mode) => {
+    const scope = mode === 'namespaced' ? NS : null;
+    const state = {
+      ephemeralRunners: { objects: new Map(), resourceVersion: null },
+      pods: { objects: new Map(), resourceVersion: null },
+    };
+    await g.followRunners(scope, state); // no cursor yet: lists
+    await g.followRunners(scope, state); // resumes a watch from the list's resourceVersion
+  },
 };
 let ids: ReturnType<typeof seed>;
 /** What getNode answered, in both modes: the node, a missing node, a selector-widening name. */
