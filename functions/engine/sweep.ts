@@ -241,7 +241,6 @@ async function followCluster(
         changes = await gateway.followRunners(namespace, scope.runners);
       }
       if (changes.listed) {
-        if (process.env.WATCH_DEBUG) console.error('LISTED', cluster, key, now, full, scope.known);
         scope.known = true;
         for (const ns of namespacesIn(key, scope.runners)) memory.pending.add(ns);
       }
