@@ -7,6 +7,7 @@ import type { Facts } from '../domain/model/facts.js';
 import type { Policy } from '../domain/policy/policy.js';
 import { resolvePolicy } from '../domain/policy/resolve-policy.js';
 import { carryOut } from './carry-out.js';
+import { dedupeFacts } from './dedupe-facts.js';
 import { explainAction, withLossTime } from './explain-action.js';
 import { lossTime } from './loss-time.js';
 import { gatherSlice, type Slice } from './gather-slice.js';
@@ -154,7 +155,8 @@ async function decideAndAct(
 ): Promise<void> {
   report.storeItemsRead += slice.itemsRead;
   const retryAt = await isolateFailures(subjects, slice, now, deps);
-  const { facts } = slice;
+  // Every slice, the sweep's namespace slice included, counts an item read twice once.
+  const facts = dedupeFacts(slice.facts);
   const decision = await decideWithNeeds(facts, policy, now, deps);
   await countConfirmedLosses(facts, policy, now, deps);
   const failedActions = await actOnAll(decision, facts, policy, now, deps, report);
