@@ -232,11 +232,16 @@ async function followCluster(
       const relist = () => {
         (scope as ScopeMemory).runners = emptyRunners();
       };
-      if (full || (!scope.known && (pendingIn(key) || fill-- > 0))) relist();
+      if (full) relist();
       const namespace = key === WHOLE_CLUSTER ? null : key;
       let changes = await gateway.followRunners(namespace, scope.runners);
-      // A scope this container never listed must be listed whole before it can be decided.
-      if (!changes.listed && !scope.known && changes.changed.size > 0) {
+      // A scope this container never listed is listed whole before it can be decided (it
+      // changed, or waits undecided), or to fill this container's view a few scopes a sweep.
+      if (
+        !changes.listed &&
+        !scope.known &&
+        (changes.changed.size > 0 || pendingIn(key) || fill-- > 0)
+      ) {
         relist();
         changes = await gateway.followRunners(namespace, scope.runners);
       }
