@@ -250,7 +250,7 @@ class SliceReader {
     );
     facts.registrations = facts.registrations.filter((r) => looked.has(r.name));
     this.itemsRead += await readBreakers(facts, this.deps.store, this.now);
-    return { facts: dedupeFacts(facts), unavailable, itemsRead: this.itemsRead };
+    return { facts, unavailable, itemsRead: this.itemsRead };
   }
 
   private async readCluster(
@@ -474,40 +474,6 @@ function dropCluster(facts: Facts, cluster: string): void {
 export function addFacts(into: StoredFacts, more: StoredFacts): void {
   for (const k of Object.keys(more) as (keyof StoredFacts)[])
     (into[k] as unknown[]).push(...(more[k] as unknown[]));
-}
-
-/** The same item read through two indexes counts once. */
-function dedupeFacts(f: Facts): Facts {
-  const by = <T>(xs: T[], key: (x: T) => string) => {
-    const seen = new Map<string, T>();
-    for (const x of xs) seen.set(key(x), x);
-    return [...seen.values()];
-  };
-  return {
-    ...f,
-    jobs: by(f.jobs, (j) => `${j.repository.fullName}#${j.job.jobId}`),
-    runs: by(f.runs, (r) => `${r.repository.fullName}#${r.run.runId}#${r.run.runAttempt}`),
-    actions: by(f.actions, (a) => a.key),
-    losses: by(f.losses, (l) =>
-      [l.cluster, l.namespace, l.runnerName, l.cause.kind, l.podUid ?? ''].join('#'),
-    ),
-    erJobCache: by(f.erJobCache, (e) => `${e.cluster}/${e.namespace}/${e.runnerName}`),
-    missingPods: by(f.missingPods, (m) => `${m.cluster}/${m.namespace}/${m.name}`),
-    runnerWarnings: by(f.runnerWarnings, (w) =>
-      [w.cluster, w.namespace, w.runnerName, w.kind].join('#'),
-    ),
-    nodeSignals: by(f.nodeSignals, (s) =>
-      [s.cluster ?? '', s.nodeName ?? '', s.instanceId ?? '', s.kind].join('#'),
-    ),
-    registrations: by(f.registrations, (r) => `${JSON.stringify(r.owner)}#${r.id}`),
-    breakers: by(f.breakers, (b) => `${b.cluster}#${b.scaleSet ?? '*'}`),
-    nodes: by(f.nodes, (n) => `${n.cluster}/${n.name}`),
-    pods: by(f.pods, (p) => `${p.cluster}/${p.metadata.namespace}/${p.metadata.name}`),
-    ephemeralRunners: by(
-      f.ephemeralRunners,
-      (e) => `${e.cluster}/${e.metadata.namespace}/${e.metadata.name}`,
-    ),
-  };
 }
 
 /**
