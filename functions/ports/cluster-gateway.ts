@@ -25,7 +25,7 @@ interface RunnerPage extends RunnerListing {
 }
 
 /** A followed list: its objects by `namespace/name`, true at `resourceVersion` (null: unlisted). */
-export interface FollowedObjects<T> {
+interface FollowedObjects<T> {
   objects: Map<string, T>;
   resourceVersion: string | null;
 }

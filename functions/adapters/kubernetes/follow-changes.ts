@@ -29,7 +29,7 @@ export interface FollowedList<T> {
 }
 
 /** Why a follow listed in full instead of watching. */
-export type RelistReason = 'no-cursor' | 'expired' | 'cut' | 'error-event';
+type RelistReason = 'no-cursor' | 'expired' | 'cut' | 'error-event';
 
 /** What one `follow` did: watched (these keys changed), or listed everything again. */
 export type FollowOutcome =
