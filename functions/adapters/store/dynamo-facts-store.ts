@@ -54,6 +54,9 @@ const TTL = {
 
 type FactKind = keyof typeof TTL;
 
+/** An unchanged owner or instance item is written again this often (their TTLs: 3 and 2 days). */
+const RENEW_MS = DAY * 1000;
+
 const JOB_STAGE: Record<string, number> = { queued: 0, waiting: 1, in_progress: 2, completed: 3 };
 const RETRYABLE: ActionOutcome[] = ['retry-later', 'failed'];
 /** Failures of one subject within this window count toward setting it aside. */
@@ -83,6 +86,13 @@ const pad = (at: number) => String(Math.max(0, Math.floor(at))).padStart(15, '0'
  * the indexes). Every write is a single-item put or conditional update, so it runs on dynalite.
  */
 export class DynamoFactsStore implements FactsStore {
+  /**
+   * Owner and instance items this store (one a container) wrote, which nothing but their TTL
+   * removes: an unchanged one is not written again until RENEW_MS has passed.
+   */
+  private readonly ownersWritten = new Map<string, { installationId: number; at: number }>();
+  private readonly instancesWritten = new Map<string, { node: string; at: number }>();
+
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -213,15 +223,21 @@ export class DynamoFactsStore implements FactsStore {
       if (error instanceof ConditionalCheckFailedException) return;
       throw new StoreError(`could not record job ${id}`, { cause: error });
     }
-    if (record.installationId !== null)
-      await this.put(
-        'owner',
-        `OWNER#${owner}`,
-        'OWNER',
-        { owner, installationId: record.installationId },
-        now,
-        { grp: 'OWNERS' },
-      );
+    if (record.installationId !== null) await this.noteOwner(owner, record.installationId, now);
+  }
+
+  /**
+   * The owner item (the sweep's list of orgs) changes only when an org's installation does, so
+   * it is written when this container has not written it, when the installation differs, or
+   * once a day to outlive its TTL; not with every job of the org.
+   */
+  private async noteOwner(owner: string, installationId: number, now: number): Promise<void> {
+    const was = this.ownersWritten.get(owner);
+    if (was && was.installationId === installationId && now - was.at < RENEW_MS) return;
+    await this.put('owner', `OWNER#${owner}`, 'OWNER', { owner, installationId }, now, {
+      grp: 'OWNERS',
+    });
+    this.ownersWritten.set(owner, { installationId, at: now });
   }
 
   async recordRun(record: Fact.RunRecord, now: number): Promise<void> {
@@ -280,7 +296,11 @@ export class DynamoFactsStore implements FactsStore {
     nodeName: string,
     now: number,
   ): Promise<void> {
+    // A node keeps its instance for life: written when new to this container, then daily.
+    const was = this.instancesWritten.get(instanceId);
+    if (was && was.node === `${cluster}/${nodeName}` && now - was.at < RENEW_MS) return;
     await this.put('instance', `INSTANCE#${instanceId}`, 'NODE', { cluster, nodeName }, now);
+    this.instancesWritten.set(instanceId, { node: `${cluster}/${nodeName}`, at: now });
   }
 
   async recordRunnerOnNode(runner: Fact.RunnerOnNode, now: number): Promise<void> {
