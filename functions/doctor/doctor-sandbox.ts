@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { parseAllDocuments, stringify } from 'yaml';
 import { DynamoClusterSightings } from '../adapters/store/cluster-sightings.js';
 import { createDocumentClient } from '../config/compose-clients.js';
 import { startEmbeddedDynamo, type EmbeddedDynamo } from '../local/embedded-dynamo.js';
@@ -43,6 +44,34 @@ const SETTLE_MS = 20 * 60_000;
 
 const rbacFile = (name: string) =>
   fileURLToPath(new URL(`../../infra/kubernetes/rbac/${name}`, import.meta.url));
+
+interface PolicyRule {
+  apiGroups?: string[];
+  resources?: string[];
+  verbs?: string[];
+}
+
+/**
+ * Seeded finding: the shipped Role without `patch` on ephemeralrunners (the stuck-finalizer
+ * removal). Edited as YAML, not as text, so a change to the shipped verbs cannot quietly leave
+ * the seed a healthy Role; a Role with no such rule is a sandbox bug and throws.
+ */
+function withoutEphemeralRunnerPatch(manifests: string): string {
+  let removed = false;
+  const documents = parseAllDocuments(manifests).map((document) => {
+    const object = document.toJS() as { kind?: string; rules?: PolicyRule[] };
+    if (object.kind !== 'Role') return object;
+    for (const rule of object.rules ?? []) {
+      if (!rule.resources?.includes('ephemeralrunners') || !rule.verbs?.includes('patch')) continue;
+      rule.verbs = rule.verbs.filter((verb) => verb !== 'patch');
+      removed = true;
+    }
+    return object;
+  });
+  if (!removed)
+    throw new RunnerMedicError('bug', 'the shipped Role grants no patch on ephemeralrunners');
+  return documents.map((object) => stringify(object)).join('---\n');
+}
 
 /** A webhook receiver that takes every delivery, standing in for the webhook function. */
 async function startReceiver(): Promise<{ url: string; server: Server }> {
@@ -155,10 +184,7 @@ async function startCluster(
   cluster.createNamespace(SANDBOX_NAMESPACE);
   cluster.applyManifestFile(rbacFile('cluster.yaml'));
   const namespaced = readFileSync(rbacFile('runner-namespace.yaml'), 'utf8');
-  // Seeded: the Role lacks `patch` on ephemeralrunners (the stuck-finalizer removal).
-  const role = findings
-    ? namespaced.replace('verbs: [get, list, delete, patch]', 'verbs: [get, list, delete]')
-    : namespaced;
+  const role = findings ? withoutEphemeralRunnerPatch(namespaced) : namespaced;
   cluster.applyManifest(role, { namespaces: [SANDBOX_NAMESPACE] });
   if (findings) addSeededScaleSets(cluster);
   else
