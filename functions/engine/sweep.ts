@@ -423,36 +423,50 @@ const PLACEMENT_SLACK_MS = 60_000;
 const DAY_MS = 24 * 3600 * 1000;
 
 /**
+ * What this container last wrote of each runner pod (node, EphemeralRunner, runner id, scale
+ * set), per store and cluster: a pod seen again unchanged costs no write.
+ */
+const recordedRunners = new WeakMap<FactsStore, Map<string, Map<string, string>>>();
+
+/**
  * Records the runner pods bound to each node, with the identity proved here (ARC's labels, an
  * EphemeralRunner owner of the same uid owned by an EphemeralRunnerSet), so that a node signal
- * is decided from the store without listing or reading the runners. A pod never changes node, so
- * only pods new since the last complete pass (or still Pending: just bound) are noted, one write
- * a pod; a pod's item is written again once a day of its life, to outlive its TTL. Cost follows
- * new pods, not the size of the cluster.
+ * is decided from the store without listing or reading the runners. A pod is written when it is
+ * first seen bound and again only when what is recorded of it changed (its runner id, once ARC
+ * registers it), or once a day of its life to outlive its TTL. A new container writes only pods
+ * new since the last complete pass (or still Pending: just bound), so cost follows new pods, not
+ * the size of the cluster.
  */
 async function recordRunnersOnNodes(
   cluster: string,
-  listing: { pods: readonly Pod[]; ephemeralRunners: readonly EphemeralRunner[] },
+  listing: RunnerListing & { complete: boolean },
   lastPassStartedAt: number | null,
   deps: EngineDeps,
   now: number,
 ): Promise<void> {
   const sinceLastPass = lastPassStartedAt === null ? null : now - lastPassStartedAt;
   const ers = new Map(listing.ephemeralRunners.map((e) => [e.metadata.uid, e]));
+  let byCluster = recordedRunners.get(deps.store);
+  if (!byCluster) recordedRunners.set(deps.store, (byCluster = new Map()));
+  const recorded = byCluster.get(cluster) ?? new Map<string, string>();
+  byCluster.set(cluster, recorded);
   for (const pod of listing.pods) {
     if (!pod.nodeName) continue;
+    const owner = pod.metadata.ownerReferences.find((o) => o.kind === 'EphemeralRunner');
+    const er = owner ? ers.get(owner.uid) : undefined;
+    if (!er || !isArcRunnerPod(pod, er)) continue;
     const created = pod.metadata.creationTimestamp;
+    const crossedADay =
+      created !== null && sinceLastPass !== null && (now - created) % DAY_MS < sinceLastPass;
+    const seen = [pod.nodeName, er.metadata.uid, er.runnerId, scaleSetOf(er.metadata)].join('/');
+    const was = recorded.get(pod.metadata.uid);
+    recorded.set(pod.metadata.uid, seen);
     const isNew =
       sinceLastPass === null ||
       created === null ||
       created >= now - sinceLastPass - PLACEMENT_SLACK_MS ||
       pod.phase === 'Pending';
-    const crossedADay =
-      created !== null && sinceLastPass !== null && (now - created) % DAY_MS < sinceLastPass;
-    if (!isNew && !crossedADay) continue;
-    const owner = pod.metadata.ownerReferences.find((o) => o.kind === 'EphemeralRunner');
-    const er = owner ? ers.get(owner.uid) : undefined;
-    if (!er || !isArcRunnerPod(pod, er)) continue;
+    if (!crossedADay && (was === undefined ? !isNew : was === seen)) continue;
     await deps.store.recordRunnerOnNode(
       {
         cluster,
@@ -467,6 +481,10 @@ async function recordRunnersOnNodes(
       },
       now,
     );
+  }
+  if (listing.complete) {
+    const present = new Set(listing.pods.map((p) => p.metadata.uid));
+    for (const uid of recorded.keys()) if (!present.has(uid)) recorded.delete(uid);
   }
 }
 

@@ -48,6 +48,8 @@ class StoreMeter {
 const SET = 'arc-linux';
 const REPO = 'acme/app';
 const RUNNERS_PER_NODE = 10;
+
+type ArcObject = { metadata: Record<string, unknown> };
 const T0 = Date.parse('2026-03-02T09:00:00Z');
 
 export const runnerName = (ns: number, i: number) => `${SET}-n${ns}-runner-r${i}`;
@@ -148,7 +150,7 @@ export class ScaleWorld {
   /** Creates every EphemeralRunner, its Running pod, the nodes, and the stored jobs. */
   async populate(): Promise<void> {
     const { ephemeralRunners, namespaces, clusters } = this.size;
-    const sets = new Map<number, { metadata: Record<string, unknown> }>();
+    const sets = new Map<number, ArcObject>();
     for (let ns = 0; ns < namespaces; ns++) {
       const kube = this.kubes[ns % clusters] as ApiServer;
       kube.api.create('admin', 'namespaces', undefined, { metadata: { name: namespaceName(ns) } });
@@ -183,53 +185,97 @@ export class ScaleWorld {
           status: { conditions: [{ type: 'Ready', status: 'True' }] },
         });
       }
-      const name = runnerName(ns, i);
-      const namespace = namespaceName(ns);
-      const set = sets.get(ns) as { metadata: Record<string, unknown> };
-      const er = kube.api.create('arc', 'ephemeralrunners', namespace, {
-        apiVersion: 'actions.github.com/v1alpha1',
-        kind: 'EphemeralRunner',
-        metadata: {
-          name,
-          namespace,
-          labels: labels('runner', namespace),
-          ownerReferences: owner('EphemeralRunnerSet', set),
-        },
-        spec: RUNNER_SPEC,
+      this.createRunner(kube, sets.get(ns) as ArcObject, namespaceName(ns), runnerName(ns, i), {
+        node: nodeName(node),
+        phase: 'Running',
       });
-      kube.api.create('arc', 'pods', namespace, {
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata: {
-          name,
-          namespace,
-          labels: { ...labels('runner', namespace), 'actions-ephemeral-runner': 'True' },
-          ownerReferences: owner('EphemeralRunner', er),
-        },
-        spec: { nodeName: nodeName(node), containers: [{ name: 'runner', image: 'runner' }] },
-      });
-      kube.api.modify(
-        'kubelet',
-        'pods',
-        namespace,
-        name,
-        (p) =>
-          void (p.status = {
-            phase: 'Running',
-            conditions: [{ type: 'Ready', status: 'True' }],
-          }),
-        { subresource: 'status' },
-      );
-      kube.api.modify(
-        'arc',
-        'ephemeralrunners',
-        namespace,
-        name,
-        (o) => void (o.status = { phase: 'Running', ready: true, runnerName: name }),
-        { subresource: 'status' },
-      );
     }
     await this.storeJobs();
+  }
+
+  /**
+   * A runner as ARC and the kubelet leave it: its EphemeralRunner (owned by the set) and its pod
+   * bound to `node`, in `phase`; `runnerId` once ARC has registered it.
+   */
+  private createRunner(
+    kube: ApiServer,
+    set: ArcObject,
+    namespace: string,
+    name: string,
+    at: { node: string; phase: 'Pending' | 'Running'; runnerId?: number },
+  ): void {
+    const er = kube.api.create('arc', 'ephemeralrunners', namespace, {
+      apiVersion: 'actions.github.com/v1alpha1',
+      kind: 'EphemeralRunner',
+      metadata: {
+        name,
+        namespace,
+        labels: labels('runner', namespace),
+        ownerReferences: owner('EphemeralRunnerSet', set),
+      },
+      spec: RUNNER_SPEC,
+    });
+    kube.api.create('arc', 'pods', namespace, {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name,
+        namespace,
+        labels: { ...labels('runner', namespace), 'actions-ephemeral-runner': 'True' },
+        ownerReferences: owner('EphemeralRunner', er),
+      },
+      spec: { nodeName: at.node, containers: [{ name: 'runner', image: 'runner' }] },
+    });
+    this.setRunnerState(kube, namespace, name, at);
+  }
+
+  private setRunnerState(
+    kube: ApiServer,
+    namespace: string,
+    name: string,
+    at: { phase: 'Pending' | 'Running'; runnerId?: number },
+  ): void {
+    const ready = at.phase === 'Running' ? 'True' : 'False';
+    kube.api.modify(
+      'kubelet',
+      'pods',
+      namespace,
+      name,
+      (p) => void (p.status = { phase: at.phase, conditions: [{ type: 'Ready', status: ready }] }),
+      { subresource: 'status' },
+    );
+    kube.api.modify(
+      'arc',
+      'ephemeralrunners',
+      namespace,
+      name,
+      (o) =>
+        void (o.status = {
+          phase: at.phase,
+          ready: at.phase === 'Running',
+          runnerName: name,
+          ...(at.runnerId === undefined ? {} : { runnerId: at.runnerId }),
+        }),
+      { subresource: 'status' },
+    );
+  }
+
+  /** A runner ARC creates now in namespace `ns`, its pod bound to runner `besideRunner`'s node. */
+  addRunner(ns: number, name: string, besideRunner: number): void {
+    const place = this.layout[besideRunner];
+    if (!place) throw new Error(`no runner ${besideRunner}`);
+    const kube = this.kubes[ns % this.size.clusters] as ApiServer;
+    const set = kube.api.get('ephemeralrunnersets', namespaceName(ns), `${SET}-n${ns}`);
+    this.createRunner(kube, set, namespaceName(ns), name, {
+      node: nodeName(place.node),
+      phase: 'Pending',
+    });
+  }
+
+  /** The kubelet runs the pod and ARC records the runner id GitHub gave it. */
+  registerRunner(ns: number, name: string, runnerId: number): void {
+    const kube = this.kubes[ns % this.size.clusters] as ApiServer;
+    this.setRunnerState(kube, namespaceName(ns), name, { phase: 'Running', runnerId });
   }
 
   /** Jobs as webhooks would have stored them: most done long ago, one per runner in progress. */

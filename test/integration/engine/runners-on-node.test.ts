@@ -39,6 +39,31 @@ describe('runners per node', () => {
     expect(runnersOnNodeWrites()).toEqual([]);
   }, 300_000);
 
+  it('a runner pod is written when first bound and when ARC registers it, not every sweep at the deployed minute', async () => {
+    // Bound and Pending just before a sweep: new by its creation time for the next two passes
+    // and Pending until the kubelet runs it, yet unchanged between them.
+    world.clock.advance(120_000);
+    await runEngine({ kind: 'sweep' }, world.deps);
+    world.addRunner(7, 'arc-linux-late-runner', 7);
+    const lateWrites = () => runnersOnNodeWrites().filter((w) => w.includes('late-runner'));
+    world.meter.reset();
+    for (let sweep = 0; sweep < 4; sweep++) {
+      world.clock.advance(60_000);
+      await runEngine({ kind: 'sweep' }, world.deps);
+    }
+    expect(lateWrites()).toHaveLength(1);
+
+    world.registerRunner(7, 'arc-linux-late-runner', 4242);
+    world.meter.reset();
+    for (let sweep = 0; sweep < 3; sweep++) {
+      world.clock.advance(60_000);
+      await runEngine({ kind: 'sweep' }, world.deps);
+    }
+    // Its runner id is what changed: one write, then none.
+    expect(lateWrites()).toHaveLength(1);
+    expect(runnersOnNodeWrites()).toHaveLength(1);
+  }, 300_000);
+
   it('a spot warning reads the node only, and marks every busy runner on it at risk', async () => {
     const r = 123;
     const here = world.neighboursOf(r);
