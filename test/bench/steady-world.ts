@@ -54,6 +54,35 @@ export type SteadyFunction = 'github-webhook' | 'remediate' | 'reconcile';
 class StoreTraffic {
   reads = 0;
   writes = 0;
+  /** Writes by item kind: the key's partition prefix and sort key prefix (`JOB#/STATE`). */
+  readonly writesByKind = new Map<string, number>();
+
+  wrote(item: unknown): void {
+    this.writes++;
+    const kind = itemKind(item);
+    this.writesByKind.set(kind, (this.writesByKind.get(kind) ?? 0) + 1);
+  }
+}
+
+/** `pk`'s prefix up to its first `#`, and `sk`'s, of a DynamoDB-JSON key or item. */
+function itemKind(item: unknown): string {
+  const attribute = (name: string): string => {
+    const value = (item as Record<string, { S?: string } | undefined> | undefined)?.[name]?.S;
+    if (value === undefined) return '?';
+    return (/^[^#:]*[#:]?/.exec(value)?.[0] ?? value).replace(/\d{6,}/g, 'N');
+  };
+  return `${attribute('pk')}/${attribute('sk')}`;
+}
+
+/** The key or item one write names, from its request (Put: Item; Update, Delete: Key). */
+function writtenItem(request: Record<string, unknown>): unknown {
+  const body = (request.Put ??
+    request.Update ??
+    request.Delete ??
+    request.PutRequest ??
+    request.DeleteRequest ??
+    request) as Record<string, unknown>;
+  return body.Item ?? body.Key;
 }
 
 const ORG = 'acme';
@@ -446,12 +475,14 @@ export class SteadyWorld {
 
   private count(operation: string, body: Buffer, payload: Buffer): void {
     const parse = (b: Buffer) => JSON.parse(b.toString('utf8')) as Record<string, unknown>;
-    if (['PutItem', 'UpdateItem', 'DeleteItem'].includes(operation)) this.store.writes++;
+    if (['PutItem', 'UpdateItem', 'DeleteItem'].includes(operation))
+      this.store.wrote(writtenItem(parse(body)));
     else if (operation === 'BatchWriteItem')
       for (const items of Object.values(parse(body).RequestItems as Record<string, unknown[]>))
-        this.store.writes += items.length;
+        for (const item of items) this.store.wrote(writtenItem(item as Record<string, unknown>));
     else if (operation === 'TransactWriteItems')
-      this.store.writes += (parse(body).TransactItems as unknown[]).length;
+      for (const item of parse(body).TransactItems as Record<string, unknown>[])
+        this.store.wrote(writtenItem(item));
     else if (operation === 'GetItem') this.store.reads += parse(payload).Item ? 1 : 0;
     else if (operation === 'Query' || operation === 'Scan')
       this.store.reads += Number(parse(payload).Count ?? 0);

@@ -34,6 +34,8 @@ interface SteadyWorldReport {
   /** Simulated minutes played; per-hour figures are scaled to 60 when fewer. */
   minutesPlayed: number;
   perHour: PerHour;
+  /** The twelve item kinds written most, per hour (`pk` prefix / `sk` prefix). */
+  storeWritesByKind: Record<string, number>;
   errors: string[];
 }
 
@@ -87,6 +89,7 @@ async function playHour(
   const kube = world.kubeMark();
   const reads = world.store.reads;
   const writes = world.store.writes;
+  const writesByKind = new Map(world.store.writesByKind);
   await world.play(minutes * 60_000, sweepEveryMs);
   const scale = 60 / minutes;
   const per = (n: number) => Math.round(n * scale);
@@ -117,6 +120,12 @@ async function playHour(
         fns.map((f) => [f, Math.round((world.busyMs[f] / 1000) * scale * 10) / 10]),
       ) as Record<SteadyFunction, number>,
     },
+    storeWritesByKind: Object.fromEntries(
+      [...world.store.writesByKind]
+        .map(([kind, n]) => [kind, per(n - (writesByKind.get(kind) ?? 0))] as const)
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 12),
+    ),
     errors: world.errors.slice(0, 10),
   };
 }
