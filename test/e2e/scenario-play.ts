@@ -8,6 +8,7 @@ import { basename, join } from 'node:path';
 import { RULE_LIST } from '../../functions/domain/decide/rules/index.js';
 import { createKubeClusterTwin } from '../../sim/scenario/kube-cluster-twin.js';
 import type { GitHubSim } from '../../sim/github/github-sim.js';
+import type { DeliveryRecord } from '../../sim/github/webhooks/webhook-dispatcher.js';
 import { checkRunsOf, type StoredCheckRun } from '../../sim/github/rest/check-run-routes.js';
 import type { ScenarioOutcome } from '../../sim/scenario/outcome.js';
 import { runScenario } from '../../sim/scenario/run-scenario.js';
@@ -20,6 +21,7 @@ export const SPOTLIGHT = [
   'seed-evicted-before-pickup.yaml',
   'seed-karpenter-mid-job.yaml',
   'spot-interruption-two-jobs-same-run.yaml',
+  'sweep-alone-frees-poisoned-slot.yaml',
 ];
 
 function scenarioFiles(): string[] {
@@ -40,20 +42,47 @@ export function baselineShard(index: number, count: number): string[] {
   return scenarioFiles().filter((_, i) => i % count === index - 1);
 }
 
-/** A scenario's outcome, and the check runs runner-medic left on GitHub while it played. */
+/**
+ * A scenario's outcome, the check runs runner-medic left on GitHub while it played, and what
+ * reached runner-medic (or was meant to): every webhook delivery attempt GitHub's twin made or
+ * dropped, and every entry the clusters' side (the event exporter, EC2) put on its bus.
+ */
 export interface PlayedOutcome extends ScenarioOutcome {
   checkRuns: readonly StoredCheckRun[];
+  deliveries: readonly Pick<DeliveryRecord, 'event' | 'action' | 'kind' | 'dropped'>[];
+  clusterBusEntries: readonly { at: number; source: string; detailType: string }[];
 }
 
 export async function play(file: string, remediation: boolean): Promise<PlayedOutcome> {
   const scenario = await loadScenario(join(SCENARIO_DIR, file));
   let github: GitHubSim | undefined;
+  const clusterBusEntries: { at: number; source: string; detailType: string }[] = [];
   const outcome = await runScenario(scenario, {
     remediation,
-    createCluster: createKubeClusterTwin,
+    createCluster: async (input) => {
+      const twin = await createKubeClusterTwin(input);
+      twin.onBusEntry((entry) =>
+        clusterBusEntries.push({
+          at: (input.clock.now() - input.start) / 1000,
+          source: entry.source,
+          detailType: entry['detail-type'],
+        }),
+      );
+      return twin;
+    },
     onStarted: (twins) => void (github = twins.github),
   });
-  return { ...outcome, checkRuns: github ? checkRunsOf(github.app) : [] };
+  return {
+    ...outcome,
+    checkRuns: github ? checkRunsOf(github.app) : [],
+    deliveries: (github?.deliveries() ?? []).map(({ event, action, kind, dropped }) => ({
+      event,
+      action,
+      kind,
+      dropped,
+    })),
+    clusterBusEntries,
+  };
 }
 
 /** Actions on a run that a developer sees, each explained by a check run. */

@@ -1,4 +1,12 @@
-import { MEDIC_TIMEOUT_MS, SPOTLIGHT, expectMetWithMedic, play } from './scenario-play.js';
+import { join } from 'node:path';
+import { loadScenario } from '../../sim/scenario/scenario-schema.js';
+import {
+  MEDIC_TIMEOUT_MS,
+  SCENARIO_DIR,
+  SPOTLIGHT,
+  expectMetWithMedic,
+  play,
+} from './scenario-play.js';
 import type { PlayedOutcome } from './scenario-play.js';
 
 const outcomes = new Map<string, Promise<PlayedOutcome>>();
@@ -68,6 +76,58 @@ describe('the seeds and the two-jobs spot interruption with runner-medic', () =>
         ['unit', 'success', 2],
         ['integration', 'success', 2],
       ]);
+    },
+    MEDIC_TIMEOUT_MS,
+  );
+});
+
+describe('the sweep alone, with every Kubernetes event and half of the webhooks lost', () => {
+  it(
+    'frees the poisoned slot at the first sweep after the loss, and the job runs within two sweep intervals',
+    async () => {
+      const file = 'sweep-alone-frees-poisoned-slot.yaml';
+      const { remediation, rates } = await loadScenario(join(SCENARIO_DIR, file));
+      expect(rates).toMatchObject({ eventDrop: 1, webhookDrop: 0.5 });
+      const alone = await outcomeOf(file);
+      // The same world with its signals delivered: the exporter's event acts before any sweep.
+      const signalled = await outcomeOf('seed-evicted-before-pickup.yaml');
+      expect(signalled.clusterBusEntries.map((e) => e.source)).toContain('k8s.events');
+      expect(signalled.jobs[0]?.actionAt).toBeLessThan(remediation.sweepSeconds);
+
+      // Not one exported Kubernetes event reached runner-medic; only EC2's state changes of the
+      // node Karpenter launched for the replacement, after the slot was freed.
+      const freed = alone.auditEvents.filter(
+        (a) => a.kind === 'delete-ephemeral-runner' && a.rule === 'rule-1-free-poisoned-slot',
+      );
+      expect(freed.map((a) => [a.at, a.outcome])).toEqual([
+        [remediation.sweepSeconds, 'succeeded'],
+      ]);
+      const freedAt = freed[0]?.at ?? 0;
+      expect(alone.clusterBusEntries.filter((e) => e.source !== 'aws.ec2')).toEqual([]);
+      expect(alone.clusterBusEntries.filter((e) => e.at <= freedAt)).toEqual([]);
+
+      // Half of the first deliveries were dropped, the job's queued and in_progress among them;
+      // the sweep asked GitHub to redeliver each one.
+      const first = alone.deliveries.filter((d) => d.kind === 'first');
+      const dropped = first.filter((d) => d.dropped).map((d) => `${d.event}.${d.action}`);
+      expect(first).toHaveLength(6);
+      expect(dropped.sort()).toEqual([
+        'workflow_job.in_progress',
+        'workflow_job.queued',
+        'workflow_run.completed',
+      ]);
+      const redelivered = alone.deliveries.filter((d) => d.kind === 'redelivery');
+      expect(redelivered.map((d) => `${d.event}.${d.action}`).sort()).toEqual(dropped);
+
+      // Lost 1.5 s in, just after the first sweep (0 s): the next sweep (60 s) frees the slot, and
+      // on ARC 0.9 rule 1's grace is 0, so the evidence is actionable from the loss on.
+      const [job] = alone.jobs;
+      expect(job).toMatchObject({ lostAt: 1.5, actionAt: remediation.sweepSeconds });
+      expect(job?.status).toBe('completed');
+      expect(job?.conclusion).toBe('success');
+      const running = (job?.runningAgainAt ?? Infinity) - (job?.lostAt ?? 0);
+      expect(running).toBeGreaterThan(remediation.sweepSeconds);
+      expect(running).toBeLessThanOrEqual(2 * remediation.sweepSeconds);
     },
     MEDIC_TIMEOUT_MS,
   );

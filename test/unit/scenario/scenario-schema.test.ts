@@ -57,6 +57,7 @@ describe('scenario files', () => {
       'seed-evicted-before-pickup.yaml',
       'seed-karpenter-mid-job.yaml',
       'spot-interruption-two-jobs-same-run.yaml',
+      'sweep-alone-frees-poisoned-slot.yaml',
       'two-clusters-outage.yaml',
     ]);
   });
