@@ -78,7 +78,7 @@ export async function runEngine(trigger: Trigger, deps: EngineDeps): Promise<Eng
     const due = await deps.store.dueWakes(now, WAKES_PER_RUN);
     for (const w of due) await deps.store.clearWake(w);
     subjects = dedupe(
-      due.map((w) => subjectFromKey(w.subject)).filter((s): s is Subject => s !== null),
+      due.flatMap((w) => w.subjects.map(subjectFromKey)).filter((s): s is Subject => s !== null),
     );
   }
   const live: Subject[] = [];

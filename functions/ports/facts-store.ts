@@ -78,12 +78,17 @@ export type BreakerAdmission = { passed: true } | { passed: false; why: string; 
 export type ClaimResult =
   { claimed: true; previous: ActionRecord | null } | { claimed: false; existing: ActionRecord };
 
-/** A timer kept as data: at `at`, decide again for these subjects. */
+/**
+ * A timer kept as data: at `at`, decide again for these subjects. One decision's timer is one
+ * item whatever the number of its subjects, so it costs one write to set and one to clear.
+ */
 export interface DueWake {
   at: number;
-  subject: string;
+  subjects: string[];
   /** Its place among timers set in order for one moment (a breaker's held work). */
   position?: number;
+  /** The stored timer's name, for clearWake. */
+  key: string;
 }
 
 /** Where a paged sweep of one cluster stands, so that the next invocation resumes there. */

@@ -9,6 +9,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { Action, ActionOutcome, ActionTarget } from '../../domain/model/action.js';
+import { timeKey, wakeKey, wakeOf } from './table-schema.js';
 import type { JobAnnotation } from '../../domain/classify/annotations.js';
 import type * as Fact from '../../domain/model/facts.js';
 import type { BreakerGate } from '../../domain/decide/rules/circuit-breaker.js';
@@ -79,7 +80,7 @@ const breakerPk = (cluster: string, scaleSet: string | null) =>
   `BREAKER#${cluster}#${scaleSet ?? '*'}`;
 const ownerKey = (owner: Fact.RunnerRegistration['owner']) =>
   'org' in owner ? owner.org : (owner.repo.split('/')[0] ?? owner.repo);
-const pad = (at: number) => String(Math.max(0, Math.floor(at))).padStart(15, '0');
+const pad = timeKey;
 
 /**
  * The remediation facts on the single table, one partition per subject (see table-schema.ts for
@@ -658,14 +659,11 @@ export class DynamoFactsStore implements FactsStore {
     at: number,
     now: number,
     subjects: string[] = [],
-    firstPosition?: number,
+    position?: number,
   ): Promise<void> {
-    for (const [i, subject] of subjects.entries()) {
-      const wake: DueWake =
-        firstPosition === undefined
-          ? { at, subject }
-          : { at, subject, position: firstPosition + i };
-      await this.put('wake', 'WAKES', wakeSk(wake), wake, now);
+    if (subjects.length > 0) {
+      const wake = { at, subjects, ...(position === undefined ? {} : { position }) };
+      await this.put('wake', 'WAKES', wakeKey(at, subjects, position), wake, now);
     }
     try {
       await this.client.send(
@@ -685,16 +683,13 @@ export class DynamoFactsStore implements FactsStore {
 
   async dueWakes(now: number, limit: number): Promise<DueWake[]> {
     const items = await this.queryItems({ pk: 'WAKES', skBelow: `${pad(now)}#\uffff` }, limit);
-    return items.map((i) => i.data as DueWake);
+    return items.map((i) => wakeOf(String(i.sk), i.data));
   }
 
   async clearWake(wake: DueWake): Promise<void> {
     await this.send(
       'clear a wake-up',
-      new DeleteCommand({
-        TableName: this.tableName,
-        Key: { pk: 'WAKES', sk: wakeSk(wake) },
-      }),
+      new DeleteCommand({ TableName: this.tableName, Key: { pk: 'WAKES', sk: wake.key } }),
     );
   }
 
@@ -876,10 +871,6 @@ const DAY_MS = DAY * 1000;
 const auditDay = (at: number) => `AUDIT#${new Date(at).toISOString().slice(0, 10)}`;
 
 /** A timer's sort key: by time, then ordered timers by place (digits sort before subjects). */
-const wakeSk = (w: DueWake) =>
-  w.position === undefined
-    ? `${pad(w.at)}#${w.subject}`
-    : `${pad(w.at)}#${String(w.position).padStart(8, '0')}#${w.subject}`;
 
 const INDEX_ATTRIBUTE = {
   byRunnerName: 'rn',

@@ -21,6 +21,7 @@ import {
   type SweepCursor,
 } from '../../ports/facts-store.js';
 import type { SqliteDatabase } from './sqlite-database.js';
+import { timeKey, wakeKey, wakeOf } from './table-schema.js';
 
 const DAY = 24 * 3600;
 /** How long each kind of fact is kept (seconds), as on DynamoDB. */
@@ -77,14 +78,10 @@ const breakerPk = (cluster: string, scaleSet: string | null) =>
   `BREAKER#${cluster}#${scaleSet ?? '*'}`;
 const ownerKey = (owner: Fact.RunnerRegistration['owner']) =>
   'org' in owner ? owner.org : (owner.repo.split('/')[0] ?? owner.repo);
-const pad = (at: number) => String(Math.max(0, Math.floor(at))).padStart(15, '0');
+const pad = timeKey;
 const seconds = (ms: number) => Math.floor(ms / 1000);
 const DAY_MS = DAY * 1000;
 const auditDay = (at: number) => `AUDIT#${new Date(at).toISOString().slice(0, 10)}`;
-const wakeSk = (w: DueWake) =>
-  w.position === undefined
-    ? `${pad(w.at)}#${w.subject}`
-    : `${pad(w.at)}#${String(w.position).padStart(8, '0')}#${w.subject}`;
 
 /**
  * The facts store over SQLite, item for item the layout of the DynamoDB table (the same keys,
@@ -543,15 +540,12 @@ export class SqliteFactsStore implements FactsStore {
     at: number,
     now: number,
     subjects: string[] = [],
-    firstPosition?: number,
+    position?: number,
   ): Promise<void> {
     this.write('schedule a wake-up', now, () => {
-      for (const [i, subject] of subjects.entries()) {
-        const wake: DueWake =
-          firstPosition === undefined
-            ? { at, subject }
-            : { at, subject, position: firstPosition + i };
-        this.put(this.item('wake', 'WAKES', wakeSk(wake), wake, now));
+      if (subjects.length > 0) {
+        const wake = { at, subjects, ...(position === undefined ? {} : { position }) };
+        this.put(this.item('wake', 'WAKES', wakeKey(at, subjects, position), wake, now));
       }
       // One wake per moment: the earliest still to come is kept.
       const next = (this.get('WAKE', 'NEXT', now)?.data as { at?: number } | undefined)?.at;
@@ -562,11 +556,11 @@ export class SqliteFactsStore implements FactsStore {
 
   async dueWakes(now: number, limit: number): Promise<DueWake[]> {
     const items = this.items({ pk: 'WAKES', skBelow: `${pad(now)}#\uffff` }, now, limit);
-    return items.map((i) => i.data as DueWake);
+    return items.map((i) => wakeOf(String(i.sk), i.data));
   }
 
   async clearWake(wake: DueWake): Promise<void> {
-    this.remove('clear a wake-up', 'WAKES', wakeSk(wake));
+    this.remove('clear a wake-up', 'WAKES', wake.key);
   }
 
   // ---- the sweep's place, and subjects that keep failing ----

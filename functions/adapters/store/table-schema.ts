@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import type { DueWake } from '../../ports/facts-store.js';
 
 /**
  * The single DynamoDB table. Every item has `pk` and `sk`; `expiresAt` (epoch seconds) is the
@@ -15,6 +17,33 @@ export const deliveryKey = (deliveryId: string) => ({
 /** The delivery id of a delivery item's `pk`; null for any other item. */
 export const deliveryIdOf = (pk: string): string | null =>
   pk.startsWith(DELIVERY_PK) ? pk.slice(DELIVERY_PK.length) : null;
+
+/** Epoch ms as a fixed-width sort key, so that keys sort by time. */
+export const timeKey = (at: number) => String(Math.max(0, Math.floor(at))).padStart(15, '0');
+
+/**
+ * A timer's sort key in the `WAKES` partition: its time, then its place when it is ordered work
+ * (`p#`, before the unordered `s#` of the same moment), then a digest of its subjects, so the
+ * same timer set twice is the same item.
+ */
+export function wakeKey(at: number, subjects: readonly string[], position?: number): string {
+  const digest = createHash('sha256').update(subjects.join('\n')).digest('hex').slice(0, 24);
+  return position === undefined
+    ? `${timeKey(at)}#s#${digest}`
+    : `${timeKey(at)}#p#${String(position).padStart(8, '0')}#${digest}`;
+}
+
+/** A stored timer as the engine reads it (one stored before timers held their subjects together: one subject). */
+export function wakeOf(sortKey: string, data: unknown): DueWake {
+  const d = data as { at: number; subjects?: string[]; subject?: string; position?: number };
+  const subjects = d.subjects ?? (d.subject === undefined ? [] : [d.subject]);
+  return {
+    at: d.at,
+    subjects,
+    ...(d.position === undefined ? {} : { position: d.position }),
+    key: sortKey,
+  };
+}
 
 /**
  * The global secondary indexes the engine's joins use (all project every attribute; all sparse:

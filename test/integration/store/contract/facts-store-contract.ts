@@ -1,7 +1,7 @@
 import { rerunKilledJob } from '../../../../functions/domain/decide/rules/rerun-killed-job.js';
 import type { Action } from '../../../../functions/domain/model/action.js';
 import type { JobRecord } from '../../../../functions/domain/model/facts.js';
-import type { FactsStore, StoredFacts } from '../../../../functions/ports/facts-store.js';
+import type { DueWake, FactsStore, StoredFacts } from '../../../../functions/ports/facts-store.js';
 
 /** A facts store to hold to the contract, with the whole-table read the tests inspect it by. */
 export interface FactsStoreUnderTest {
@@ -488,15 +488,29 @@ export function describeFactsStoreContract(
       await store.scheduleWake(at - 60_000, T0, ['job:early']);
       expect(await store.dueWakes(at - 60_001, 10)).toEqual([]);
       const due = await store.dueWakes(at, 10);
-      expect(due).toEqual([
-        { at: at - 60_000, subject: 'job:early' },
-        { at, subject: 'job:held-2', position: 3 },
-        { at, subject: 'job:held-1', position: 4 },
-        { at, subject: 'job:z' },
+      const timers = (wakes: DueWake[]) => wakes.map(({ key: _key, ...timer }) => timer);
+      expect(timers(due)).toEqual([
+        { at: at - 60_000, subjects: ['job:early'] },
+        { at, subjects: ['job:held-2', 'job:held-1'], position: 3 },
+        { at, subjects: ['job:z'] },
       ]);
       expect(await store.dueWakes(at, 2)).toEqual(due.slice(0, 2));
-      for (const wake of due.slice(0, 3)) await store.clearWake(wake);
-      expect(await store.dueWakes(at, 10)).toEqual([{ at, subject: 'job:z' }]);
+      for (const wake of due.slice(0, 2)) await store.clearWake(wake);
+      expect(timers(await store.dueWakes(at, 10))).toEqual([{ at, subjects: ['job:z'] }]);
+    });
+
+    it('keeps one timer item a decision, however many subjects, and the same timer set twice once', async () => {
+      const at = T0 + 7 * 60_000;
+      await store.scheduleWake(at, T0, ['job:a', 'run:a', 'runner:a']);
+      await store.scheduleWake(at, T0, ['job:a', 'run:a', 'runner:a']);
+      await store.scheduleWake(at, T0, ['job:b']);
+      const due = (await store.dueWakes(at, 10)).filter((w) => w.at === at);
+      expect(due.map((w) => w.subjects)).toEqual(
+        expect.arrayContaining([['job:a', 'run:a', 'runner:a'], ['job:b']]),
+      );
+      expect(due).toHaveLength(2);
+      await store.clearWake(due[0] as DueWake);
+      expect((await store.dueWakes(at, 10)).filter((w) => w.at === at)).toEqual(due.slice(1));
     });
 
     it('keeps the sweep’s place, and sets aside a subject after five failures', async () => {
