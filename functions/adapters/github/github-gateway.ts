@@ -100,7 +100,10 @@ export class OctokitGithubGateway implements GithubGateway {
     return this.rateLimits.usedPercent(installationId);
   }
 
-  /** `GET /rate_limit`, which does not count against the limit; a failure leaves it unknown. */
+  /**
+   * `GET /rate_limit`, which does not count against GitHub's limit but is counted in the observe
+   * share; a failure leaves it unknown.
+   */
   private async learnRateLimit(installationId: number): Promise<void> {
     try {
       const { data } = await this.octokits
@@ -112,6 +115,7 @@ export class OctokitGithubGateway implements GithubGateway {
         'x-ratelimit-remaining': core.remaining,
         'x-ratelimit-reset': core.reset,
       });
+      this.rateLimits.countObserve(installationId);
     } catch {
       // Unknown: the observe call is skipped this time (an act call would learn it too).
     }

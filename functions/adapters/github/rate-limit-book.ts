@@ -60,6 +60,15 @@ export class RateLimitBook {
     this.windows.set(installationId, { limit, remaining, resetAt: reset * 1000, observed });
   }
 
+  /**
+   * Counts a read made for the observe share outside the request hooks: `GET /rate_limit`, free
+   * at GitHub, is still a call the sweep made, so the share bounds every call it makes.
+   */
+  countObserve(installationId: number): void {
+    const w = this.current(installationId);
+    if (w) w.observed++;
+  }
+
   /** The window in force, or undefined when none is known or it has reset since. */
   current(installationId: number): RateWindow | undefined {
     const w = this.windows.get(installationId);
