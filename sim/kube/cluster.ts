@@ -102,6 +102,8 @@ export interface SimClusterOptions {
   historyLimit?: number;
   /** Real ms between watch bookmarks. */
   bookmarkIntervalMs?: number;
+  /** Real ms a second of a watch's `timeoutSeconds` lasts (default 1000; see HttpServerOptions). */
+  watchSecondMs?: number;
 }
 
 export interface AddNodeOptions {
@@ -185,6 +187,7 @@ export class SimCluster {
       actors: options.actors,
       historyLimit: options.historyLimit,
       bookmarkIntervalMs: options.bookmarkIntervalMs,
+      watchSecondMs: options.watchSecondMs,
       rbac: options.rbac,
       groups: options.groups,
     });

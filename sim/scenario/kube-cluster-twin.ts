@@ -15,9 +15,27 @@ const SCALE_SET_LABEL = 'actions.github.com/scale-set-name';
 /** How long a fault waits for its target pod to appear before giving up. */
 const TARGET_PATIENCE_MS = 30_000;
 const TARGET_POLL_MS = 500;
+/**
+ * Real ms per second of a watch's `timeoutSeconds` when the scenario's clock drives the play. The
+ * clock stands still while runner-medic's handler waits on its watches (each timer's callback is
+ * awaited), so the real 1 s before each pre-deadline bookmark only costs wall time, a minute or
+ * more per play; the stream's order (replayed events, bookmark, end) is the same.
+ */
+const SCENARIO_WATCH_SECOND_MS = 10;
+
+export interface KubeClusterTwinOptions {
+  /**
+   * Real ms per second of a watch's `timeoutSeconds` (default 10, see above). A twin that clients
+   * outside the clock watch in real time, as `npm run twin`'s, gives 1000.
+   */
+  watchSecondMs?: number;
+}
 
 /** A scenario cluster on sim/kube's SimCluster, wired to the GitHub twin's Actions service. */
-export async function createKubeClusterTwin(input: CreateClusterInput): Promise<ClusterTwin> {
+export async function createKubeClusterTwin(
+  input: CreateClusterInput,
+  options: KubeClusterTwinOptions = {},
+): Promise<ClusterTwin> {
   const { spec, clock, github } = input;
   const runnerNamespaces = [...new Set(spec.scaleSets.map((set) => set.namespace))];
   const cluster = new SimCluster({
@@ -40,6 +58,7 @@ export async function createKubeClusterTwin(input: CreateClusterInput): Promise<
       routing: shippedExporterRouting({ clusterName: spec.name, runnerNamespaces }),
     },
     karpenter: { provisioning: spec.karpenterProvisioning },
+    watchSecondMs: options.watchSecondMs ?? SCENARIO_WATCH_SECOND_MS,
   });
   for (const node of spec.nodes) {
     cluster.addNode({

@@ -52,7 +52,8 @@ async function seeded(scenario: Scenario, dir: string, options: TwinOptions): Pr
     { ...scenario, durationSeconds: Number.MAX_SAFE_INTEGER / 1000 },
     {
       remediation: false,
-      createCluster: createKubeClusterTwin,
+      // kubectl and runner-medic watch this twin in real time, from outside its clock.
+      createCluster: (input) => createKubeClusterTwin(input, { watchSecondMs: 1000 }),
       onTimeline: (line) => options.write(`${line}\n`),
       onStarted: ({ github, clusters }) => {
         const namespaces = new Map(

@@ -23,6 +23,8 @@ export interface ApiServerOptions {
   actors?: string[];
   historyLimit?: number;
   bookmarkIntervalMs?: number;
+  /** Real ms a second of a watch's `timeoutSeconds` lasts (see HttpServerOptions). */
+  watchSecondMs?: number;
   /**
    * Enforce RBAC on HTTP requests (default false: every authenticated request is allowed).
    * The in-process models (ARC, kubelet, Karpenter, ...) call KubeApi directly and are never
@@ -71,6 +73,7 @@ export class ApiServer {
     this.http = new KubeHttpServer(this.api, options.clock, {
       tokens: byToken,
       bookmarkIntervalMs: options.bookmarkIntervalMs,
+      watchSecondMs: options.watchSecondMs,
       users: (actor) => this.user(actor),
     });
     if (options.rbac) this.enableRbac();

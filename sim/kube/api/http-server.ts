@@ -34,6 +34,13 @@ export interface HttpServerOptions {
   tokens: Record<string, string>;
   /** Real milliseconds between watch bookmarks (default 5 s; client-node times out after 30 s idle). */
   bookmarkIntervalMs?: number;
+  /**
+   * Real milliseconds that a second of a watch's `timeoutSeconds` lasts, and so of the 2 s before
+   * it when the pre-deadline bookmark comes (default 1000). The scenario runner shortens it: its
+   * clock stands still while a handler waits on a watch, so the wait proves nothing but costs
+   * real time; the order of events, bookmark and end on the stream stays the same.
+   */
+  watchSecondMs?: number;
   /** Largest request body accepted (default 3 MiB, like the real server). */
   maxBodyBytes?: number;
   /** Actor name → the user and groups its token authenticates to (default: the name, no groups). */
@@ -288,6 +295,7 @@ export class KubeHttpServer {
             allowWatchBookmarks: isTrue(q.get('allowWatchBookmarks')),
             timeoutSeconds: q.get('timeoutSeconds') ? Number(q.get('timeoutSeconds')) : undefined,
             bookmarkIntervalMs: this.options.bookmarkIntervalMs ?? 5_000,
+            secondMs: this.options.watchSecondMs ?? 1_000,
             onObject: () => void (entry.objects = (entry.objects ?? 0) + 1),
             render: wantsTable(req.headers.accept)
               ? (o) =>

@@ -33,6 +33,8 @@ export interface WatchParams {
   timeoutSeconds?: number;
   /** Real milliseconds between bookmarks. */
   bookmarkIntervalMs: number;
+  /** Real milliseconds that one second of `timeoutSeconds` (and of the 2 s before it) lasts. */
+  secondMs: number;
   /** Told of each ADDED/MODIFIED/DELETED event sent (the request log counts objects read). */
   onObject?: () => void;
   /** Renders objects of ADDED/MODIFIED/DELETED events (kubectl get -w asks for Tables). */
@@ -117,12 +119,12 @@ export function serveWatch(
         metadata: { resourceVersion: String(store.currentRv()) },
       });
     timers.push(setInterval(bookmark, p.bookmarkIntervalMs));
-    const beforeDeadlineMs = (p.timeoutSeconds ?? 0) * 1000 - 2_000;
+    const beforeDeadlineMs = ((p.timeoutSeconds ?? 0) - 2) * p.secondMs;
     if (beforeDeadlineMs > 0 && beforeDeadlineMs < p.bookmarkIntervalMs)
       timers.push(setTimeout(bookmark, beforeDeadlineMs));
   }
   if (p.timeoutSeconds && p.timeoutSeconds > 0)
-    timers.push(setTimeout(() => stop(), p.timeoutSeconds * 1000));
+    timers.push(setTimeout(() => stop(), p.timeoutSeconds * p.secondMs));
   const stop = () => {
     if (!open) return;
     open = false;
