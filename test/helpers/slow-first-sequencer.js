@@ -15,6 +15,8 @@ const ESTIMATES = [
   [/test\/e2e\/scenarios-seeds\.test\.ts$/, 140],
   [/test\/e2e\/scenario-chaos-convergence\.test\.ts$/, 105],
   [/test\/infra\/template\.test\.ts$/, 70],
+  // About 60 sweeps, each waiting a real second for its watch's bookmark.
+  [/test\/integration\/engine\/orphan-scan-cadence\.test\.ts$/, 80],
   [/test\/e2e\/npm-start-webhook\.test\.ts$/, 50],
   [/test\/integration\/engine\/runners-on-node\.test\.ts$/, 45],
   [/test\/e2e\/scenario-chaos-safety\.test\.ts$/, 42],
