@@ -295,6 +295,24 @@ function namespacesOfQueued(memory: ClusterMemory, queued: Facts['jobs']): Set<s
   return out;
 }
 
+/** The namespaces of the runner sets offline registrations are named after. */
+function namespacesOfRegistrations(
+  memory: ClusterMemory,
+  registrations: readonly RunnerRegistration[],
+): Set<string> {
+  const prefixes = new Set(
+    registrations.map((r) => runnerSetPrefix(r.name)).filter((p): p is string => p !== null),
+  );
+  const out = new Set<string>();
+  if (prefixes.size === 0) return out;
+  const { ephemeralRunners, pods } = knownListing(memory);
+  for (const o of [...ephemeralRunners, ...pods]) {
+    const prefix = runnerSetPrefix(o.metadata.name);
+    if (prefix !== null && prefixes.has(prefix)) out.add(o.metadata.namespace);
+  }
+  return out;
+}
+
 /** Writes where the next container resumes: each scope's resourceVersions, pending namespaces. */
 async function saveCursor(cluster: string, memory: ClusterMemory, deps: EngineDeps, now: number) {
   const cursors = deps.watchCursors;
@@ -339,8 +357,15 @@ async function sweepCluster(
     await deps.store.recordScaleSets(cluster, sets, now);
   }
 
-  // Decided: what changed (pending), and where a queued job's scale set lives.
-  const names = [...new Set([...memory.pending, ...namespacesOfQueued(memory, queued)])].sort();
+  // Decided: what changed (pending), where a queued job's scale set lives, and where the runner
+  // sets of registrations read offline this sweep live (rule 5 needs no Kubernetes change).
+  const names = [
+    ...new Set([
+      ...memory.pending,
+      ...namespacesOfQueued(memory, queued),
+      ...namespacesOfRegistrations(memory, registrations),
+    ]),
+  ].sort();
   let done = 0;
   for (const namespace of names) {
     const listing = listingOf(memory, namespace);

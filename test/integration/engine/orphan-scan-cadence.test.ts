@@ -175,13 +175,10 @@ describe('rule 5 at org scale: an orphan among 600 runners, found by the slow or
     expect(took).toBeLessThanOrEqual(FULL_RELIST_MS + GRACE_MS);
   });
 
-  // README's bound does not hold yet: the scan sees the registration offline within a pass
-  // (2 minutes here), but nothing decides its namespace then. The sweep decides only namespaces
-  // whose Kubernetes objects changed (or a queued job waits on), and the EphemeralRunner was
-  // deleted before the registration was seen offline, so rule 5 sets no timer; the namespace is
-  // decided again only by the hourly full relist (deleted 56 minutes after the orphaning here).
-  // Remove `.failing` once the sweep decides the namespace of a registration newly seen offline.
-  it.failing(`deletes it within ${RUNNERS / 200} minutes plus the grace, as README states`, () => {
+  // The scan sees the registration offline within a pass, and the sweep decides the namespace
+  // of its runner set then, though no Kubernetes object changed (the EphemeralRunner was gone
+  // before): rule 5 sets its timer at once, not at the hourly full relist.
+  it(`deletes it within ${RUNNERS / 200} minutes plus the grace, as README states`, () => {
     const took = (deleted[0]?.at ?? Infinity) - orphanedAt;
     expect(took).toBeLessThanOrEqual(SCAN_PASS_MS + GRACE_MS);
   });
