@@ -12,6 +12,7 @@ import { runDoctor, storeClientConfig } from '../doctor/run-doctor.js';
 import { DynamoFactsStore } from '../adapters/store/dynamo-facts-store.js';
 import { createDocumentClient } from '../config/compose-clients.js';
 import { awsClients, engineFromEnvironment } from '../config/compose-engine.js';
+import { loadSettings, SETTING_DEFAULTS } from '../config/settings.js';
 import { systemClock } from '../ports/clock.js';
 import type { Clock } from '../ports/clock.js';
 import { RunnerMedicError } from '../ports/errors.js';
@@ -43,6 +44,9 @@ Commands:
   replay      Reports what runner-medic did, or would have done in dry run, per rule: how
               many jobs, how fast after the loss, what a guardrail held; from its audit
               trail (--events) or a scenario played in the sandbox (--sandbox).
+  serve       Runs runner-medic in the cluster, with no AWS: informers on the cluster, the
+              webhook on PORT, probes and metrics on PROBE_PORT, SQLite or DynamoDB, a Lease
+              so that only one replica acts (docs/in-cluster.md). Exit code 0 after SIGTERM.
   help        Prints this text.
 
 doctor options:
@@ -73,6 +77,14 @@ replay options:
   --stage <stage>     Read the store of this stage (TABLE_NAME runner-medic-<stage>).
   Without --events or --sandbox, the audit trail is read from the store (TABLE_NAME): each
   action's audit event is kept with it for 35 days.
+
+serve options:
+  --sandbox --once    Play a scenario (SANDBOX_SCENARIO, by default the Karpenter seed) through
+                      serve's runtime on the twins: informers and the Lease on the Kubernetes
+                      twin, webhooks from the GitHub twin, SQLite in a temporary folder, paced at
+                      SANDBOX_SPEED; narrate it on stderr, audit events as JSON lines on stdout,
+                      and exit 0 when every job the scenario expects recovered, 1 when not.
+  --scenario <file>   With --sandbox: play this scenario instead.
 
 The commands read the same environment as the functions (README, Configuration).
 `;
@@ -180,6 +192,41 @@ async function doctor(args: string[], io: CliIo): Promise<number> {
     values.json ? `${JSON.stringify(reportOf(checks), null, 2)}\n` : `${formatTable(checks)}\n`,
   );
   return exitCodeOf(checks);
+}
+
+async function serveCommand(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      help: COMMON_OPTIONS.help,
+      sandbox: { type: 'boolean', default: false },
+      once: { type: 'boolean', default: false },
+      scenario: { type: 'string' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) {
+    io.out(HELP);
+    return 0;
+  }
+  if (values.sandbox !== values.once)
+    throw new UsageError('--sandbox and --once go together: serve --sandbox --once');
+  if (values.scenario !== undefined && !values.sandbox)
+    throw new UsageError('--scenario needs --sandbox --once');
+  if (!values.sandbox) {
+    const { runServe } = await import('../serve/serve-process.js');
+    return runServe({ env: io.env, out: { write: io.out }, err: io.err });
+  }
+  const local = loadSettings({ ...io.env, SANDBOX: 'on' }, 'local');
+  const { playServeSandbox } = await import('../serve/serve-sandbox.js');
+  const result = await playServeSandbox({
+    file: values.scenario ?? local.sandbox?.scenario ?? SETTING_DEFAULTS.SANDBOX_SCENARIO,
+    speed: local.sandbox?.speed ?? SETTING_DEFAULTS.SANDBOX_SPEED,
+    write: io.err,
+    sink: io.out,
+  });
+  return result.recovered ? 0 : 1;
 }
 
 /** What tests replace: the engine the functions would build from the environment. */
@@ -341,6 +388,8 @@ export async function runCli(argv: string[], io: CliIo, seams: CliSeams = {}): P
         return await rescueCommand(rest, io, seams);
       case 'replay':
         return await replayCommand(rest, io);
+      case 'serve':
+        return await serveCommand(rest, io);
       default:
         throw new UsageError(`unknown command: ${command}`);
     }

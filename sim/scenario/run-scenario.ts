@@ -3,7 +3,7 @@ import type { Policy } from '../../functions/domain/policy/policy.js';
 import { SimClock } from '../clock.js';
 import { GitHubSim } from '../github/github-sim.js';
 import type { ClusterTwin } from './cluster-twin.js';
-import { MedicHarness } from './medic-harness.js';
+import { MedicHarness, type MedicHarnessOptions } from './medic-harness.js';
 import type { AppliedFault, ScenarioOutcome } from './outcome.js';
 import { buildOutcome } from './outcome.js';
 import type { Scenario } from './scenario-schema.js';
@@ -24,7 +24,18 @@ export interface RunOptions {
   /** Moves the clock to the end; by default at once. The sandbox paces it against real time. */
   drive?: (clock: SimClock, end: number) => Promise<void>;
   verbose?: boolean;
+  /**
+   * Builds runner-medic around the twins. @default the Lambda functions (MedicHarness);
+   * `runner-medic serve --sandbox` gives its in-cluster runtime (functions/serve/serve-sandbox.ts).
+   */
+  createMedic?: (options: MedicHarnessOptions) => ScenarioMedic;
 }
+
+/** What the scenario runner needs of runner-medic: the Lambda harness, or serve's. */
+export type ScenarioMedic = Pick<
+  MedicHarness,
+  'start' | 'stop' | 'putClusterEvent' | 'remediations' | 'errors'
+>;
 
 export interface CreateClusterInput {
   spec: Scenario['clusters'][number];
@@ -137,7 +148,7 @@ export async function runScenario(
   });
 
   const clusters: ClusterTwin[] = [];
-  let medic: MedicHarness | undefined;
+  let medic: ScenarioMedic | undefined;
   const faults: AppliedFault[] = [];
   const runIds: number[] = [];
   try {
@@ -159,7 +170,7 @@ export async function runScenario(
       );
     }
     if (options.remediation) {
-      medic = new MedicHarness({
+      const medicOptions: MedicHarnessOptions = {
         clock,
         github,
         kubeconfigs: Object.fromEntries(
@@ -181,7 +192,8 @@ export async function runScenario(
                 say(`medic   ${options.describeRemediation?.(record.detail) ?? ''}`),
             }
           : {}),
-      });
+      };
+      medic = options.createMedic?.(medicOptions) ?? new MedicHarness(medicOptions);
       await medic.start();
       for (const cluster of clusters) cluster.onBusEntry((entry) => medic?.putClusterEvent(entry));
     }
