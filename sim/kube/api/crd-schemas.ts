@@ -2,7 +2,8 @@
  * Loads ARC's real CRDs, vendored in `sim/kube/crds/` (see its SOURCE.md), or from
  * `RUNNER_MEDIC_ARC_CRDS` when set.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
@@ -43,17 +44,7 @@ export function loadCrd(plural: string): CrdVersion {
       `ARC CRD not found at ${file}: the CRDs are vendored in sim/kube/crds; RUNNER_MEDIC_ARC_CRDS overrides the folder`,
     );
   }
-  const doc = parse(readFileSync(file, 'utf8')) as {
-    spec: {
-      group: string;
-      names: { kind: string; plural: string };
-      versions: {
-        name: string;
-        schema: { openAPIV3Schema: Record<string, unknown> };
-        additionalPrinterColumns?: PrinterColumn[];
-      }[];
-    };
-  };
+  const doc = parseCrdFile(file);
   const version = doc.spec.versions.find((v) => v.name === 'v1alpha1');
   if (!version) throw new Error(`${file} has no v1alpha1 version`);
   const crd: CrdVersion = {
@@ -65,4 +56,44 @@ export function loadCrd(plural: string): CrdVersion {
   };
   cache.set(plural, crd);
   return crd;
+}
+
+interface CrdDocument {
+  spec: {
+    group: string;
+    names: { kind: string; plural: string };
+    versions: {
+      name: string;
+      schema: { openAPIV3Schema: Record<string, unknown> };
+      additionalPrinterColumns?: PrinterColumn[];
+    }[];
+  };
+}
+
+/**
+ * The CRD file parsed, through a JSON copy in node_modules/.cache keyed by the YAML's hash: the
+ * YAML parser takes about 0.6 s of CPU for the three CRDs, in every process that validates an
+ * ARC object (each jest test file is one), JSON.parse a fiftieth of that. Without a writable
+ * cache it parses the YAML every time.
+ */
+function parseCrdFile(file: string): CrdDocument {
+  const text = readFileSync(file, 'utf8');
+  const hash = createHash('sha256').update(text).digest('hex');
+  const cached = join(repoRoot(), 'node_modules', '.cache', 'runner-medic-crds', `${hash}.json`);
+  try {
+    return JSON.parse(readFileSync(cached, 'utf8')) as CrdDocument;
+  } catch {
+    // Not cached yet (or unreadable): parse the YAML.
+  }
+  const doc = parse(text) as CrdDocument;
+  try {
+    mkdirSync(dirname(cached), { recursive: true });
+    // Written aside and renamed: parallel jest workers never read half a file.
+    const partial = `${cached}.${process.pid}.partial`;
+    writeFileSync(partial, JSON.stringify(doc));
+    renameSync(partial, cached);
+  } catch {
+    // A read-only tree: no cache.
+  }
+  return doc;
 }

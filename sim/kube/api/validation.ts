@@ -53,7 +53,14 @@ function compiledFor(def: ResourceDef, flavour: SchemaFlavour) {
   let hit = compiled.get(key);
   if (!hit) {
     const schema = flavourSchema(def.plural, flavour, loadCrd(def.plural).schema);
-    const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: true });
+    // Unoptimised code: the same checks and errors, compiled in half the CPU (about 0.5 s less
+    // for ARC's three CRDs, paid by every process that validates an ARC object).
+    const ajv = new Ajv({
+      strict: false,
+      allErrors: true,
+      validateFormats: true,
+      code: { optimize: false },
+    });
     addFormats(ajv);
     ajv.addFormat('int32', {
       type: 'number',
