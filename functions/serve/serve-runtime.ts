@@ -97,6 +97,8 @@ export class ServeRuntime {
   readonly settings: ServeSettings;
   readonly metrics = new ServeMetrics();
   readonly identity: string;
+  /** Where the webhook and the probes listen, once started. */
+  urls: { webhookUrl: string; probeUrl: string } | undefined;
   private readonly queue: WorkQueue;
   private readonly log: EngineLog;
   private elector: LeaseElector | undefined;
@@ -178,7 +180,8 @@ export class ServeRuntime {
     await this.observer.start();
 
     if (this.deps) await this.startElecting(request);
-    return { webhookUrl: this.webhookServer.url, probeUrl: this.probeServer.url };
+    this.urls = { webhookUrl: this.webhookServer.url, probeUrl: this.probeServer.url };
+    return this.urls;
   }
 
   /** The engine as the Lambda functions compose it, on serve's store, bus, timers and metrics. */
@@ -243,10 +246,16 @@ export class ServeRuntime {
     const { settings } = this;
     const ingress = composeIngress(webhookSettings, clients);
     const webhook = async (event: LambdaFunctionURLEvent) => {
-      if (this.draining)
+      // Nothing is stored without the store: GitHub is told to redeliver, never that it was taken.
+      const unavailable = this.draining
+        ? 'shutting down; redeliver to retry'
+        : this.storeError !== null
+          ? 'store unavailable; redeliver to retry'
+          : null;
+      if (unavailable !== null)
         return toFunctionUrlResult({
           statusCode: 503,
-          body: { status: 'error', deliveryId: null, reason: 'shutting down; redeliver to retry' },
+          body: { status: 'error', deliveryId: null, reason: unavailable },
         });
       const base = await ingress();
       const result = await receiveWebhook(fromFunctionUrlEvent(event), {

@@ -60,6 +60,8 @@ export interface ServeSandboxOptions {
   afterAct?: (replica: ServeRuntime, action: Action) => void | Promise<void>;
   /** Called after every simulated second, once the replicas settled. */
   onStep?: (replicas: ServeRuntime[], clock: SimClock) => void | Promise<void>;
+  /** The SQLite folder, kept after the play. @default a temporary folder, removed after */
+  dir?: string;
   /** Audit events and log lines of the replicas. @default dropped */
   sink?: (line: string) => void;
 }
@@ -75,7 +77,7 @@ export async function playServeSandbox(options: ServeSandboxOptions): Promise<Se
   const scenario = await loadScenario(options.file);
   if (scenario.clusters.length !== 1)
     throw new Error(`serve runs in one cluster; ${scenario.name} has ${scenario.clusters.length}`);
-  const dir = mkdtempSync(join(tmpdir(), 'runner-medic-serve-'));
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'runner-medic-serve-'));
   options.write(
     `sandbox: playing ${scenario.name} through runner-medic serve: informers and the Lease on the Kubernetes twin, ` +
       `webhooks from the GitHub twin, SQLite in ${dir}\n`,
@@ -112,7 +114,7 @@ export async function playServeSandbox(options: ServeSandboxOptions): Promise<Se
     );
     return { outcome, recovered: outcome.passed, replicas: medic?.replicas ?? [] };
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (!options.dir) rmSync(dir, { recursive: true, force: true });
   }
 }
 
