@@ -3,7 +3,12 @@ import { emptyFacts, type Facts, type RunnerRegistration } from '../domain/model
 import type { Policy } from '../domain/policy/policy.js';
 import { runnerSetPrefix } from '../domain/correlate/runner-of-job.js';
 import { isArcRunnerPod, scaleSetOf } from '../domain/correlate/runner-guard.js';
-import type { ClusterGateway, FollowedRunners, RunnerListing } from '../ports/cluster-gateway.js';
+import type {
+  ClusterGateway,
+  FollowedObjects,
+  FollowedRunners,
+  RunnerListing,
+} from '../ports/cluster-gateway.js';
 import type { WatchCursor } from '../ports/watch-cursors.js';
 import {
   RUNNER_SET_KEY,
@@ -88,7 +93,7 @@ export async function runSweep(
     deps.clusters.clusters().map(async (cluster) => {
       try {
         const gateway = await deps.clusters.forCluster(cluster);
-        return { gateway, memory: await followCluster(cluster, gateway, deps, now) };
+        return await followCluster(cluster, gateway, deps, now);
       } catch (error) {
         return error as Error;
       }
@@ -155,6 +160,11 @@ interface ScopeMemory {
 /** What this container follows of one cluster. */
 interface ClusterMemory {
   scopes: Map<string, ScopeMemory>;
+  /**
+   * The cluster's nodes, listed when this container first sweeps and at the hourly relist, and
+   * followed by watch in between (no cursor is stored: a new container lists them once).
+   */
+  nodes: FollowedObjects<Node>;
   /** When every scope was last listed in full; null: never (the next sweep does). */
   listedAt: number | null;
   /** Namespaces that changed and are not decided yet. */
@@ -175,7 +185,12 @@ async function clusterMemory(cluster: string, deps: EngineDeps, now: number) {
   if (!byCluster) memories.set(deps.store, (byCluster = new Map()));
   const held = byCluster.get(cluster);
   if (held) return held;
-  const memory: ClusterMemory = { scopes: new Map(), listedAt: null, pending: new Set() };
+  const memory: ClusterMemory = {
+    scopes: new Map(),
+    nodes: { objects: new Map(), resourceVersion: null },
+    listedAt: null,
+    pending: new Set(),
+  };
   const stored = await deps.watchCursors?.read(cluster, now);
   if (stored) {
     memory.listedAt = stored.listedAt;
@@ -225,8 +240,11 @@ async function followCluster(
   let fill = FILL_PER_SWEEP;
   const pendingIn = (key: string) =>
     key === WHOLE_CLUSTER ? memory.pending.size > 0 : memory.pending.has(key);
-  await Promise.all(
-    scopes.map(async (key) => {
+  if (full) memory.nodes = { objects: new Map(), resourceVersion: null };
+  const nodesBefore = new Map(memory.nodes.objects);
+  const [nodes] = await Promise.all([
+    gateway.followNodes(memory.nodes),
+    ...scopes.map(async (key) => {
       let scope = memory.scopes.get(key);
       if (!scope) memory.scopes.set(key, (scope = { runners: emptyRunners(), known: false }));
       const relist = () => {
@@ -251,9 +269,42 @@ async function followCluster(
       }
       for (const k of changes.changed) memory.pending.add(namespaceOfKey(k));
     }),
-  );
+  ]);
+  if (!nodes.listed) notePodsOnChangedNodes(memory, nodesBefore, nodes.changed);
   if (full) memory.listedAt = now;
   return memory;
+}
+
+/** What of a node a rule reads: whether it is there, ready, cordoned, tainted, going away. */
+const nodeState = (n: Node | undefined): string =>
+  n === undefined
+    ? 'gone'
+    : JSON.stringify([
+        n.uid,
+        n.conditions.map((c) => [c.type, c.status, c.reason]),
+        n.taints.map((t) => [t.key, t.value, t.effect]),
+        n.unschedulable,
+        n.deletionTimestamp,
+      ]);
+
+/**
+ * The namespaces of runner pods on nodes whose state changed are decided (a node gone NotReady
+ * or deleted changes none of its pods at first); a kubelet's periodic status report alone
+ * (a heartbeat) changes nothing a rule reads, and decides nothing.
+ */
+function notePodsOnChangedNodes(
+  memory: ClusterMemory,
+  before: ReadonlyMap<string, Node>,
+  changed: ReadonlySet<string>,
+): void {
+  const names = new Set<string>();
+  for (const key of changed)
+    if (nodeState(before.get(key)) !== nodeState(memory.nodes.objects.get(key)))
+      names.add(key.slice(key.indexOf('/') + 1));
+  if (names.size === 0) return;
+  for (const pod of knownListing(memory).pods)
+    if (pod.nodeName !== null && names.has(pod.nodeName))
+      memory.pending.add(pod.metadata.namespace);
 }
 
 /** The runners of one namespace as followed (its scope must be known). */
@@ -332,16 +383,15 @@ async function saveCursor(cluster: string, memory: ClusterMemory, deps: EngineDe
 
 async function sweepCluster(
   cluster: string,
-  followed: { gateway: ClusterGateway; memory: ClusterMemory },
+  memory: ClusterMemory,
   deps: EngineDeps,
   now: number,
   registrations: RunnerRegistration[],
   queued: Facts['jobs'],
   decideSlice: DecideSlice,
 ): Promise<{ complete: boolean; namespaces: number }> {
-  const { gateway, memory } = followed;
   const cursor = await deps.store.sweepCursor(cluster);
-  const nodes = await gateway.listNodes();
+  const nodes = [...memory.nodes.objects.values()];
   await recordInstances(cluster, nodes, cursor?.lastPassStartedAt ?? null, deps, now);
   const nodeReads = new Map<string, Promise<StoreRead>>();
   const passStartedAt = cursor?.passStartedAt ?? now;

@@ -25,7 +25,7 @@ interface RunnerPage extends RunnerListing {
 }
 
 /** A followed list: its objects by `namespace/name`, true at `resourceVersion` (null: unlisted). */
-interface FollowedObjects<T> {
+export interface FollowedObjects<T> {
   objects: Map<string, T>;
   resourceVersion: string | null;
 }
@@ -38,10 +38,11 @@ export interface FollowedRunners {
 }
 
 /**
- * What bringing a scope up to date did: `listed` (listed in full: no cursor, or the cursor could
- * not be resumed) or watched, with the `namespace/name` keys of the objects that changed.
+ * What bringing a followed list up to date did: `listed` (listed in full: no cursor, or the
+ * cursor could not be resumed) or watched, with the `namespace/name` keys of the objects that
+ * changed (`/name` for a cluster-scoped object).
  */
-export interface RunnerChanges {
+export interface FollowChanges {
   listed: boolean;
   changed: Set<string>;
 }
@@ -61,7 +62,9 @@ export interface ClusterGateway {
    * a short watch from its resourceVersions, or a full list when there are none or they cannot
    * be resumed (410 Gone, a cut that does not resume). No change is ever skipped.
    */
-  followRunners(namespace: string | null, state: FollowedRunners): Promise<RunnerChanges>;
+  followRunners(namespace: string | null, state: FollowedRunners): Promise<FollowChanges>;
+  /** Brings the cluster's nodes up to date as `followRunners` does a scope's runners. */
+  followNodes(state: FollowedObjects<Node>): Promise<FollowChanges>;
   listNodes(): Promise<Node[]>;
   getNode(name: string): Promise<Node | null>;
   /**

@@ -37,11 +37,14 @@ class StoreMeter {
   requests = 0;
   /** `pk sk` of each PutItem, in order. */
   writes: string[] = [];
+  /** The key each Query asked for (its `:k`: a partition or an index key), in order. */
+  queried: string[] = [];
   reset(): void {
     this.itemsRead = 0;
     this.bytesRead = 0;
     this.requests = 0;
     this.writes = [];
+    this.queried = [];
   }
 }
 
@@ -182,8 +185,19 @@ export class ScaleWorld {
         kube.api.create('admin', 'nodes', undefined, {
           metadata: { name: nodeName(node), labels: {} },
           spec: { providerID: `aws:///eu-west-1a/${instanceOf(node)}` },
-          status: { conditions: [{ type: 'Ready', status: 'True' }] },
         });
+        // Status is a subresource: a create ignores it, and the kubelet posts it.
+        kube.api.modify(
+          'kubelet',
+          'nodes',
+          undefined,
+          nodeName(node),
+          (o) =>
+            void (o.status = {
+              conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady' }],
+            }),
+          { subresource: 'status' },
+        );
       }
       this.createRunner(kube, sets.get(ns) as ArcObject, namespaceName(ns), runnerName(ns, i), {
         node: nodeName(node),
@@ -414,6 +428,37 @@ export class ScaleWorld {
   }
 
   /**
+   * The kubelet of runner `r`'s node posts its status: `Ready` as before with a new heartbeat
+   * time (its periodic report), or not ready (NotReady, as the node lifecycle controller sets it).
+   * Returns the namespaces of the runners on that node.
+   */
+  reportNodeOfRunner(r: number, ready: boolean): Set<string> {
+    const at = this.layout[r] as { cluster: number; node: number };
+    const kube = this.kubes[at.cluster] as ApiServer;
+    const condition = ready
+      ? { type: 'Ready', status: 'True', reason: 'KubeletReady' }
+      : { type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown' };
+    kube.api.modify(
+      'kubelet',
+      'nodes',
+      undefined,
+      nodeName(at.node),
+      (o) =>
+        void (o.status = {
+          conditions: [
+            { ...condition, lastHeartbeatTime: new Date(this.clock.now()).toISOString() },
+          ],
+        }),
+      { subresource: 'status' },
+    );
+    return new Set(
+      this.layout
+        .filter((o) => o.cluster === at.cluster && o.node === at.node)
+        .map((o) => namespaceName(o.ns)),
+    );
+  }
+
+  /**
    * What the sweep records about the node a runner is on: the node of its EC2 instance (from
    * the Node's providerID) and each runner pod bound to it, with the identity it proved.
    */
@@ -481,6 +526,7 @@ export class ScaleWorld {
   private async startStoreProxy(target: string): Promise<string> {
     const { url, server } = await startCountingProxy(target, ({ operation, body, payload }) => {
       if (operation === 'PutItem') this.meter.writes.push(putKeyOf(body));
+      if (operation === 'Query') this.meter.queried.push(queriedPartition(body));
       if (['Query', 'Scan', 'GetItem', 'BatchGetItem'].includes(operation)) {
         this.meter.requests++;
         this.meter.bytesRead += payload.length;
@@ -555,6 +601,19 @@ function jobRecord(jobId: number, runner: string | null, status: string): JobRec
 }
 
 /** The `pk sk` of a PutItem request body (DynamoDB JSON), or '?' when it cannot be read. */
+function queriedPartition(body: Buffer): string {
+  try {
+    const values = (
+      JSON.parse(body.toString('utf8')) as {
+        ExpressionAttributeValues?: Record<string, { S?: string }>;
+      }
+    ).ExpressionAttributeValues;
+    return values?.[':k']?.S ?? '?';
+  } catch {
+    return '?';
+  }
+}
+
 function putKeyOf(body: Buffer): string {
   try {
     const item = (JSON.parse(body.toString('utf8')) as { Item?: Record<string, { S?: string }> })

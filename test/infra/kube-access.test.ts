@@ -116,6 +116,11 @@ const EXERCISES: Record<string, Exercise> = {
     await g.followRunners(scope, state); // no cursor yet: lists
     await g.followRunners(scope, state); // resumes a watch from the list's resourceVersion
   },
+  followNodes: async (g) => {
+    const state = { objects: new Map(), resourceVersion: null };
+    await g.followNodes(state); // no cursor yet: lists
+    await g.followNodes(state); // resumes a watch from the list's resourceVersion
+  },
 };
 let ids: ReturnType<typeof seed>;
 /** What getNode answered, in both modes: the node, a missing node, a selector-widening name. */
@@ -283,10 +288,10 @@ describe('the RBAC manifests grant each declared call and nothing more', () => {
     expect(grants(role as Manifest)).toEqual(needs((a) => a.scope === 'namespaced'));
   });
 
-  it('cluster.yaml: list on nodes only, the one call on cluster-scoped resources', () => {
+  it('cluster.yaml: list and watch on nodes only, the calls on cluster-scoped resources', () => {
     const role = rbac('cluster.yaml').find((m) => m.kind === 'ClusterRole') as Manifest;
     expect(grants(role)).toEqual(needs((a) => a.scope === 'cluster' && a.when === 'always'));
-    expect([...grants(role)]).toEqual(['list core/nodes']);
+    expect([...grants(role)].sort()).toEqual(['list core/nodes', 'watch core/nodes']);
   });
 
   it('all-namespaces.yaml: the namespaced calls and the cross-namespace lists, cluster-wide', () => {

@@ -112,7 +112,15 @@ export const KUBE_ACCESS: readonly KubeAccess[] = [
     resource: 'nodes',
     scope: 'cluster',
     when: 'always',
-    by: ['listNodes', 'getNode'],
+    by: ['listNodes', 'getNode', 'followNodes'],
+  },
+  {
+    verb: 'watch',
+    group: '',
+    resource: 'nodes',
+    scope: 'cluster',
+    when: 'always',
+    by: ['followNodes'],
   },
   // Without configured namespaces: lists across every namespace.
   {

@@ -6,8 +6,9 @@ import {
   ClusterUnavailableError,
   type ClusterGateway,
   type ClusterMutation,
+  type FollowedObjects,
   type FollowedRunners,
-  type RunnerChanges,
+  type FollowChanges,
   type RunnerListing,
 } from '../../ports/cluster-gateway.js';
 import { ChangeFollower, type FollowOutcome, type RawListPage } from './follow-changes.js';
@@ -124,7 +125,7 @@ export class KubeClusterGateway implements ClusterGateway {
     return { ephemeralRunners, pods, next: page.next ?? null };
   }
 
-  async followRunners(namespace: string | null, state: FollowedRunners): Promise<RunnerChanges> {
+  async followRunners(namespace: string | null, state: FollowedRunners): Promise<FollowChanges> {
     const where = namespace === null ? '' : `/namespaces/${namespace}`;
     const { group, version, plural } = EPHEMERAL_RUNNERS;
     const limit = this.pageSize;
@@ -171,6 +172,25 @@ export class KubeClusterGateway implements ClusterGateway {
     return {
       listed: a.kind === 'listed' || b.kind === 'listed',
       changed: new Set([...watched(a), ...watched(b)]),
+    };
+  }
+
+  async followNodes(state: FollowedObjects<Node>): Promise<FollowChanges> {
+    const nodes = new ChangeFollower<Node>(
+      {
+        path: '/api/v1/nodes',
+        listPage: async (next) =>
+          listPageOf(
+            await this.core.listNode({ limit: this.pageSize, _continue: next }, this.opts()),
+          ),
+        parse: (raw) => this.parseFollowed('Node', raw, parseNode),
+      },
+      this.followOptions(),
+    );
+    const outcome = await this.call('follow nodes', () => nodes.follow(state));
+    return {
+      listed: outcome.kind === 'listed',
+      changed: outcome.kind === 'watched' ? new Set(outcome.changed) : new Set(),
     };
   }
 

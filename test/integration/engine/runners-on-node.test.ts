@@ -64,6 +64,37 @@ describe('runners per node', () => {
     expect(runnersOnNodeWrites()).toHaveLength(1);
   }, 300_000);
 
+  it('the sweep follows nodes: a status report decides nothing, a node gone NotReady decides its runners’ namespaces', async () => {
+    const decided = () =>
+      world.meter.queried.filter((k) => k.startsWith('NS#')).map((k) => k.split('/')[1]);
+    const nodesRead = (mark: number[]) =>
+      world.kubeSince(mark).requests.filter((r) => r.path.startsWith('/api/v1/nodes'));
+    world.clock.advance(60_000);
+    await runEngine({ kind: 'sweep' }, world.deps);
+
+    world.reportNodeOfRunner(355, true);
+    world.meter.reset();
+    let mark = world.kubeMark();
+    world.clock.advance(60_000);
+    await runEngine({ kind: 'sweep' }, world.deps);
+    expect(decided()).toEqual([]);
+    // A watch per cluster, no list: the one node that reported is the one node read.
+    expect(nodesRead(mark).map((r) => r.path)).toEqual([
+      expect.stringContaining('watch=true'),
+      expect.stringContaining('watch=true'),
+    ]);
+    expect(nodesRead(mark).reduce((n, r) => n + (r.objects ?? 0), 0)).toBe(1);
+
+    const namespaces = world.reportNodeOfRunner(355, false);
+    world.meter.reset();
+    mark = world.kubeMark();
+    world.clock.advance(60_000);
+    await runEngine({ kind: 'sweep' }, world.deps);
+    expect(new Set(decided())).toEqual(namespaces);
+    expect(nodesRead(mark).some((r) => !r.path.includes('watch=true'))).toBe(false);
+    world.reportNodeOfRunner(355, true);
+  }, 300_000);
+
   it('a spot warning reads the node only, and marks every busy runner on it at risk', async () => {
     const r = 123;
     const here = world.neighboursOf(r);
