@@ -54,12 +54,12 @@ export type SteadyFunction = 'github-webhook' | 'remediate' | 'reconcile';
 class StoreTraffic {
   reads = 0;
   writes = 0;
-  /** Writes by item kind: the key's partition prefix and sort key prefix (`JOB#/STATE`). */
+  /** Writes by operation and item kind: the key's partition and sort key prefixes (`Put JOB#/JOB`). */
   readonly writesByKind = new Map<string, number>();
 
-  wrote(item: unknown): void {
+  wrote(item: unknown, operation: string): void {
     this.writes++;
-    const kind = itemKind(item);
+    const kind = `${operation} ${itemKind(item)}`;
     this.writesByKind.set(kind, (this.writesByKind.get(kind) ?? 0) + 1);
   }
 }
@@ -95,6 +95,15 @@ const T0 = Date.parse('2026-03-02T09:00:00Z');
 const ARC = arcBehaviourWith('0.13');
 
 const namespaceName = (ns: number) => `arc-${ns}`;
+const NODE_STATUS_REPORT_MS = 5 * 60_000;
+const readyNode = (at: number) => [
+  {
+    type: 'Ready',
+    status: 'True',
+    reason: 'KubeletReady',
+    lastHeartbeatTime: new Date(at).toISOString(),
+  },
+];
 const nodeName = (c: number, n: number) => `ip-10-${c}-${Math.floor(n / 250)}-${n % 250}`;
 
 interface RunnerAt {
@@ -353,13 +362,34 @@ export class SteadyWorld {
   private nodeFor(cluster: number): string {
     const n = this.nodes++;
     const node = nodeName(cluster, Math.floor(n / RUNNERS_PER_NODE));
-    if (n % RUNNERS_PER_NODE === 0)
-      (this.kubes[cluster] as ApiServer).api.create('admin', 'nodes', undefined, {
+    if (n % RUNNERS_PER_NODE === 0) {
+      const kube = this.kubes[cluster] as ApiServer;
+      kube.api.create('admin', 'nodes', undefined, {
         metadata: { name: node, labels: {} },
         spec: { providerID: `aws:///eu-west-1a/i-${String(n).padStart(17, '0')}` },
-        status: { conditions: [{ type: 'Ready', status: 'True' }] },
       });
+      this.reportNodeStatus(kube, node, (n * 7_919) % NODE_STATUS_REPORT_MS);
+    }
     return node;
+  }
+
+  /**
+   * The kubelet posts its node's status (a create ignores status: it is a subresource), then
+   * again when it changes or every nodeStatusReportFrequency (5 min by default, kubelet
+   * configuration; the Lease carries the 10 s heartbeat since Kubernetes 1.17): an unchanged,
+   * healthy node is still one MODIFIED event every 5 minutes.
+   */
+  private reportNodeStatus(kube: ApiServer, node: string, nextInMs = NODE_STATUS_REPORT_MS): void {
+    if (this.stopped) return;
+    kube.api.modify(
+      'kubelet',
+      'nodes',
+      undefined,
+      node,
+      (o) => void (o.status = { conditions: readyNode(this.clock.now()) }),
+      { subresource: 'status' },
+    );
+    this.clock.after(nextInMs, 'kubelet status report', () => this.reportNodeStatus(kube, node));
   }
 
   /** The runner process connects and asks for work. */
@@ -476,13 +506,14 @@ export class SteadyWorld {
   private count(operation: string, body: Buffer, payload: Buffer): void {
     const parse = (b: Buffer) => JSON.parse(b.toString('utf8')) as Record<string, unknown>;
     if (['PutItem', 'UpdateItem', 'DeleteItem'].includes(operation))
-      this.store.wrote(writtenItem(parse(body)));
+      this.store.wrote(writtenItem(parse(body)), operation.replace('Item', ''));
     else if (operation === 'BatchWriteItem')
       for (const items of Object.values(parse(body).RequestItems as Record<string, unknown[]>))
-        for (const item of items) this.store.wrote(writtenItem(item as Record<string, unknown>));
+        for (const item of items)
+          this.store.wrote(writtenItem(item as Record<string, unknown>), 'BatchWrite');
     else if (operation === 'TransactWriteItems')
       for (const item of parse(body).TransactItems as Record<string, unknown>[])
-        this.store.wrote(writtenItem(item));
+        this.store.wrote(writtenItem(item), 'TransactWrite');
     else if (operation === 'GetItem') this.store.reads += parse(payload).Item ? 1 : 0;
     else if (operation === 'Query' || operation === 'Scan')
       this.store.reads += Number(parse(payload).Count ?? 0);

@@ -34,7 +34,11 @@ interface SteadyWorldReport {
   /** Simulated minutes played; per-hour figures are scaled to 60 when fewer. */
   minutesPlayed: number;
   perHour: PerHour;
-  /** The twelve item kinds written most, per hour (`pk` prefix / `sk` prefix). */
+  /** The installation's calls per hour by route (ids folded to `N`), most first. */
+  githubInstallationCallsByRoute: Record<string, number>;
+  /** Kubernetes objects read per hour by request (namespaces and names folded), most first. */
+  kubeObjectsReadByRequest: Record<string, number>;
+  /** The item kinds written most, per hour (`pk` prefix / `sk` prefix). */
   storeWritesByKind: Record<string, number>;
   errors: string[];
 }
@@ -120,14 +124,47 @@ async function playHour(
         fns.map((f) => [f, Math.round((world.busyMs[f] / 1000) * scale * 10) / 10]),
       ) as Record<SteadyFunction, number>,
     },
+    githubInstallationCallsByRoute: countBy(
+      calls.filter((r) => r.by === 'runner-medic'),
+      (r) => `${r.method} ${r.path.split('?')[0]?.replace(/\/\d+/g, '/N')}`,
+      per,
+    ),
+    kubeObjectsReadByRequest: countBy(
+      kubeRequests,
+      (r) => `${r.method} ${kubeRoute(r.path)}`,
+      per,
+      (r) => r.objects ?? 0,
+    ),
     storeWritesByKind: Object.fromEntries(
       [...world.store.writesByKind]
         .map(([kind, n]) => [kind, per(n - (writesByKind.get(kind) ?? 0))] as const)
         .sort((a, b) => b[1] - a[1])
-        .slice(0, 12),
+        .slice(0, 30),
     ),
     errors: world.errors.slice(0, 10),
   };
+}
+
+/** A Kubernetes request's path with its namespace and object name folded, and its watch flag. */
+function kubeRoute(path: string): string {
+  const [route = '', query = ''] = path.split('?');
+  const folded = route
+    .replace(/\/namespaces\/[^/]+/, '/namespaces/*')
+    .replace(/^(.*\/(?:pods|ephemeralrunners|nodes|events))\/[^/]+/, '$1/{name}');
+  return /(^|&)watch=(1|true)/.test(query) ? `${folded} (watch)` : folded;
+}
+
+function countBy<T>(
+  items: readonly T[],
+  keyOf: (item: T) => string,
+  scale: (n: number) => number,
+  weight: (item: T) => number = () => 1,
+): Record<string, number> {
+  const counts = new Map<string, number>();
+  for (const item of items) counts.set(keyOf(item), (counts.get(keyOf(item)) ?? 0) + weight(item));
+  return Object.fromEntries(
+    [...counts].map(([k, n]) => [k, scale(n)] as const).sort((a, b) => b[1] - a[1]),
+  );
 }
 
 /** log(f(largest)/f(smallest)) / log(runners(largest)/runners(smallest)), per figure. */
