@@ -57,7 +57,9 @@ await runEngine(
     afterAct: async (action) => {
       if (process.env.OUTBOX_CHILD_HANG_AFTER_ACT !== '1') return;
       process.stdout.write(`ACTED ${action.key}\n`);
-      await new Promise(() => undefined);
+      // Hang until the parent's SIGKILL: a timer keeps the event loop alive, or Node would exit
+      // by itself (an unsettled top-level await) once the store's sockets close.
+      await new Promise(() => setInterval(() => undefined, 1_000));
     },
   },
 );
