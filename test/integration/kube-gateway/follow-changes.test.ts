@@ -158,3 +158,54 @@ describe('following a namespace of runners by list, then watch', () => {
     expect(sorted(holds(state))).toEqual(sorted(twin()));
   }, 30_000);
 });
+
+describe('following the nodes by list, then watch', () => {
+  let server: ApiServer;
+  let gateway: KubeClusterGateway;
+
+  beforeEach(async () => {
+    ({ server } = await startSim());
+    gateway = new KubeClusterGateway({
+      cluster: 'sim',
+      kubeConfig: kubeConfigFor(server),
+      pageSize: 2,
+    });
+    for (const name of ['node-a', 'node-b', 'node-c'])
+      server.api.create('admin', 'nodes', undefined, { metadata: { name } });
+  });
+  afterEach(() => server.stop());
+
+  const nodeCalls = (from: number) =>
+    server.audit.requests
+      .slice(from)
+      .filter((r) => r.by === 'runner-medic' && r.path.startsWith('/api/v1/nodes'))
+      .map((r) => r.verb);
+
+  it('lists once, then resumes a watch that reads only the node that changed', async () => {
+    const state = { objects: new Map(), resourceVersion: null };
+    let from = server.audit.requests.length;
+    expect((await gateway.followNodes(state)).listed).toBe(true);
+    expect(nodeCalls(from).filter((v) => v === 'list')).toHaveLength(2); // 3 nodes, pages of 2
+    expect([...state.objects.keys()].sort()).toEqual(['/node-a', '/node-b', '/node-c']);
+
+    from = server.audit.requests.length;
+    const quiet = await gateway.followNodes(state);
+    expect(quiet).toEqual({ listed: false, changed: new Set() });
+    expect(nodeCalls(from)).toEqual(['watch']);
+
+    server.api.modify(
+      'kubelet',
+      'nodes',
+      undefined,
+      'node-b',
+      (o) => void (o.status = { conditions: [{ type: 'Ready', status: 'False' }] }),
+      { subresource: 'status' },
+    );
+    server.api.delete('admin', 'nodes', undefined, 'node-c', {});
+    from = server.audit.requests.length;
+    const changed = await gateway.followNodes(state);
+    expect(changed).toEqual({ listed: false, changed: new Set(['/node-b', '/node-c']) });
+    expect(nodeCalls(from)).toEqual(['watch']);
+    expect([...state.objects.keys()].sort()).toEqual(['/node-a', '/node-b']);
+  }, 30_000);
+});
