@@ -73,7 +73,12 @@ async function seeded(scenario: Scenario, dir: string, options: TwinOptions): Pr
 async function empty(dir: string, options: TwinOptions): Promise<void> {
   const clock = new SimClock(START);
   const github = new GitHubSim({ clock });
-  const cluster = new SimCluster({ name: 'twin', clock, actionsService: github.actions });
+  const cluster = new SimCluster({
+    name: 'twin',
+    clock,
+    actionsService: github.actions,
+    watchSecondMs: 1000,
+  });
   await github.start();
   await cluster.start();
   try {

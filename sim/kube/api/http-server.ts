@@ -38,7 +38,8 @@ export interface HttpServerOptions {
    * Real milliseconds that a second of a watch's `timeoutSeconds` lasts, and so of the 2 s before
    * it when the pre-deadline bookmark comes (default 1000). The scenario runner shortens it: its
    * clock stands still while a handler waits on a watch, so the wait proves nothing but costs
-   * real time; the order of events, bookmark and end on the stream stays the same.
+   * real time; the order of events, bookmark and end on the stream stays the same. Unset, it is
+   * `SIM_KUBE_WATCH_SECOND_MS` when that is set (jest's setup sets 10: see setup-env.ts).
    */
   watchSecondMs?: number;
   /** Largest request body accepted (default 3 MiB, like the real server). */
@@ -295,7 +296,7 @@ export class KubeHttpServer {
             allowWatchBookmarks: isTrue(q.get('allowWatchBookmarks')),
             timeoutSeconds: q.get('timeoutSeconds') ? Number(q.get('timeoutSeconds')) : undefined,
             bookmarkIntervalMs: this.options.bookmarkIntervalMs ?? 5_000,
-            secondMs: this.options.watchSecondMs ?? 1_000,
+            secondMs: this.options.watchSecondMs ?? defaultWatchSecondMs(),
             onObject: () => void (entry.objects = (entry.objects ?? 0) + 1),
             render: wantsTable(req.headers.accept)
               ? (o) =>
@@ -675,4 +676,10 @@ export type { ResourceDef };
 /** The 404 the real server gives for a path it does not serve at all. */
 function noSuchPath(): ApiError {
   return new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+}
+
+/** Real ms per second of a watch's `timeoutSeconds` when the server's options do not say. */
+function defaultWatchSecondMs(): number {
+  const fromEnv = Number(process.env.SIM_KUBE_WATCH_SECOND_MS);
+  return Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : 1_000;
 }
