@@ -318,7 +318,7 @@ export class ServeRuntime {
   /** Stops without releasing anything, as a killed process would (tests' SIGKILL). */
   async abandon(): Promise<void> {
     this.draining = true;
-    this.queue.close();
+    this.queue.kill();
     await this.shutdown(false);
   }
 

@@ -8,9 +8,15 @@ export class WorkQueue {
   private tail: Promise<void> = Promise.resolve();
   private pending = 0;
   private closed = false;
+  private dead = false;
+  /** Resolves when the queue is killed: whoever waits on its work stops waiting. */
+  private readonly killed: Promise<void>;
+  private onKill: () => void = () => undefined;
   private readonly waiters: (() => void)[] = [];
 
-  constructor(private readonly onError: (label: string, error: unknown) => void) {}
+  constructor(private readonly onError: (label: string, error: unknown) => void) {
+    this.killed = new Promise((resolve) => (this.onKill = resolve));
+  }
 
   /**
    * Queues `work`; the returned promise settles when it has run (never rejects). Work the queue
@@ -21,6 +27,7 @@ export class WorkQueue {
     work: () => Promise<unknown>,
     handBack?: () => Promise<unknown>,
   ): Promise<void> {
+    if (this.dead) return Promise.resolve();
     if (this.closed)
       return handBack
         ? handBack().then(
@@ -31,6 +38,7 @@ export class WorkQueue {
     this.pending++;
     const run = this.tail.then(async () => {
       try {
+        if (this.dead) return;
         if (!this.closed) await work();
         else await handBack?.();
       } catch (error) {
@@ -41,7 +49,7 @@ export class WorkQueue {
       }
     });
     this.tail = run;
-    return run;
+    return Promise.race([run, this.killed]);
   }
 
   size(): number {
@@ -56,5 +64,12 @@ export class WorkQueue {
   /** Takes no more work; what is queued but not started is handed back. */
   close(): void {
     this.closed = true;
+  }
+
+  /** As a killed process: nothing queued runs, nothing is handed back. */
+  kill(): void {
+    this.closed = true;
+    this.dead = true;
+    this.onKill();
   }
 }
