@@ -134,7 +134,8 @@ export class SteadyWorld {
   private readonly busy = new Map<string, RunnerAt>();
   private readonly sets = new Map<string, EphemeralRunnerSet>();
   private scaleSetId = 0;
-  private nodes = 0;
+  /** Runner pods placed so far in each cluster (RUNNERS_PER_NODE a node). */
+  private readonly placed: number[] = [];
   private dynamo: EmbeddedDynamo | undefined;
   private proxy: Server | undefined;
   private webhookServer: LocalServer | undefined;
@@ -360,13 +361,14 @@ export class SteadyWorld {
 
   /** A node per RUNNERS_PER_NODE runners (its Node object created with the first). */
   private nodeFor(cluster: number): string {
-    const n = this.nodes++;
+    const n = this.placed[cluster] ?? 0;
+    this.placed[cluster] = n + 1;
     const node = nodeName(cluster, Math.floor(n / RUNNERS_PER_NODE));
     if (n % RUNNERS_PER_NODE === 0) {
       const kube = this.kubes[cluster] as ApiServer;
       kube.api.create('admin', 'nodes', undefined, {
         metadata: { name: node, labels: {} },
-        spec: { providerID: `aws:///eu-west-1a/i-${String(n).padStart(17, '0')}` },
+        spec: { providerID: `aws:///eu-west-1a/i-${String(cluster * 1e8 + n).padStart(17, '0')}` },
       });
       this.reportNodeStatus(kube, node, (n * 7_919) % NODE_STATUS_REPORT_MS);
     }
