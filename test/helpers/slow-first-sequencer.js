@@ -8,29 +8,31 @@ import Sequencer from '@jest/test-sequencer';
 
 /**
  * Seconds, roughly, on 2 quiet cores (the wall times of one run on a shared machine, scaled by
- * its load); only their order matters.
+ * its load); only their order matters. Since the twins' watches stopped waiting real seconds the
+ * suite is CPU-bound, and these follow CPU.
  */
 const ESTIMATES = [
-  [/test\/e2e\/scenarios-medic-shard-/, 200],
-  [/test\/e2e\/scenarios-seeds\.test\.ts$/, 140],
-  [/test\/e2e\/scenario-chaos-convergence\.test\.ts$/, 105],
   [/test\/infra\/template\.test\.ts$/, 70],
-  // About 60 sweeps, each waiting a real second for its watch's bookmark.
-  [/test\/integration\/engine\/orphan-scan-cadence\.test\.ts$/, 80],
-  [/test\/e2e\/npm-start-webhook\.test\.ts$/, 50],
-  [/test\/integration\/engine\/runners-on-node\.test\.ts$/, 45],
-  [/test\/e2e\/scenario-chaos-safety\.test\.ts$/, 42],
-  [/test\/doctor\/doctor-cli\.test\.ts$/, 40],
-  [/test\/operate\/replay\.test\.ts$/, 40],
-  [/test\/integration\/engine\/sweep-resume\.test\.ts$/, 35],
-  [/test\/operate\/check-runs\.test\.ts$/, 28],
-  [/test\/e2e\/forged-events\.property\.test\.ts$/, 28],
-  [/test\/integration\/engine\/rerun-killed-job\.test\.ts$/, 26],
-  [/test\/e2e\/npm-run-twin\.test\.ts$/, 25],
-  [/test\/integration\/engine\/per-event-cost\.test\.ts$/, 25],
-  [/test\/e2e\/scenarios-arc-alone-shard-/, 20],
-  [/test\/sim\/kube\//, 15],
-  [/test\/operate\//, 15],
+  [/test\/e2e\/scenarios-medic-shard-/, 60],
+  [/test\/e2e\/scenarios-seeds\.test\.ts$/, 50],
+  [/test\/e2e\/scenario-chaos-convergence\.test\.ts$/, 40],
+  [/test\/integration\/engine\/steady-hour\.test\.ts$/, 30],
+  [/test\/e2e\/npm-start-webhook\.test\.ts$/, 25],
+  [/test\/integration\/engine\/sweep-resume\.test\.ts$/, 25],
+  [/test\/operate\/check-runs\.test\.ts$/, 20],
+  [/test\/integration\/engine\/runners-on-node\.test\.ts$/, 20],
+  [/test\/e2e\/scenario-chaos-safety\.test\.ts$/, 20],
+  [/test\/operate\/replay\.test\.ts$/, 15],
+  [/test\/e2e\/forged-events\.property\.test\.ts$/, 15],
+  [/test\/doctor\/doctor-cli\.test\.ts$/, 12],
+  [/test\/integration\/engine\/per-event-cost\.test\.ts$/, 10],
+  [/test\/operate\//, 10],
+  [/test\/integration\/engine\/rerun-killed-job\.test\.ts$/, 8],
+  [/test\/e2e\/npm-run-twin\.test\.ts$/, 8],
+  [/test\/e2e\/scenarios-arc-alone-shard-/, 8],
+  [/test\/sim\/kube\//, 8],
+  // 60 sweeps: 80 s while each waited a real second for its watch's bookmark, 5 s since.
+  [/test\/integration\/engine\/orphan-scan-cadence\.test\.ts$/, 5],
 ];
 
 export default class SlowFirstSequencer extends Sequencer {
