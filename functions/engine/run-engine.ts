@@ -376,7 +376,13 @@ async function scheduleDecideAgain(
       ? [{ kind: 'run' as const, repo: a.target.repo, runId: a.target.runId }]
       : [],
   );
-  const keys = dedupe([...subjects, ...runsCancelled]).map(subjectKey);
+  // A namespace's timers that are each one runner's wake those runners alone: their objects are
+  // read by GET then, not the whole namespace listed.
+  const runners: Subject[] = (decision.wakeRunners ?? []).map((r) => ({ kind: 'runner', ...r }));
+  const narrowed =
+    decision.wakeRunners === null ? subjects : subjects.filter((s) => s.kind !== 'namespace');
+  const woken = narrowed.length < subjects.length ? [...narrowed, ...runners] : subjects;
+  const keys = dedupe([...woken, ...runsCancelled]).map(subjectKey);
   const due = await deps.store.nextWake(now);
   await deps.store.scheduleWake(wakeAt, now, keys);
   // One wake-up per moment: a wake already due no later than this one will decide again.

@@ -1,4 +1,11 @@
-import type { ActionScope, ActionTarget, HeldAction, Need, RecoveryPath } from '../model/action.js';
+import type {
+  ActionScope,
+  ActionTarget,
+  HeldAction,
+  Need,
+  RecoveryPath,
+  RunnerAt,
+} from '../model/action.js';
 import type { Correlation, RunnerView } from '../correlate/correlate.js';
 import type { Facts } from '../model/facts.js';
 import type { LossCause, Signal } from '../model/loss.js';
@@ -27,7 +34,8 @@ export interface RuleContext {
   correlation: Correlation;
   proposals: Proposal[];
   needs: Need[];
-  wakes: number[];
+  /** When to decide again, and for which runner alone (null: for the whole slice). */
+  wakes: { at: number; runner: RunnerAt | null }[];
   /** What a rule chose not to do for now, and why (logged and reported with the guardrails' holds). */
   holds: HeldAction[];
   /** Circuit breakers open in this slice (rule 7): the guardrails hold destructive actions there. */
@@ -69,8 +77,15 @@ export const propose = (ctx: RuleContext, p: Proposal): void => {
   ctx.proposals.push(p);
 };
 
-export const wake = (ctx: RuleContext, at: number): void => {
-  if (at > ctx.now) ctx.wakes.push(at);
+/** Decide again at `at`: for `runner` alone when the timer is that runner's own. */
+export const wake = (ctx: RuleContext, at: number, runner?: RunnerAt): void => {
+  if (at <= ctx.now) return;
+  ctx.wakes.push({
+    at,
+    runner: runner
+      ? { cluster: runner.cluster, namespace: runner.namespace, name: runner.name }
+      : null,
+  });
 };
 
 export const need = (ctx: RuleContext, n: Need): void => {

@@ -58,7 +58,7 @@ function stuckDeletion(ctx: RuleContext, v: RunnerView, rule: RuleName): void {
   if (!er?.metadata.deletionTimestamp || after === null || er.metadata.finalizers.length === 0)
     return;
   const due = er.metadata.deletionTimestamp + after * 1000;
-  if (ctx.now < due) return wake(ctx, due);
+  if (ctx.now < due) return wake(ctx, due, v);
   const { cluster, namespace, name, uid } = { ...v, uid: er.metadata.uid };
   propose(ctx, {
     rule,
@@ -147,7 +147,7 @@ export function freeSlot(
   const grace = v.arcWontRecover ? rules.arcWontRecoverGraceSeconds : rules.graceSeconds;
   const due = since + grace * 1000;
   if (!skipGrace && ctx.now < due) {
-    wake(ctx, due);
+    wake(ctx, due, v);
     return true;
   }
   propose(ctx, {

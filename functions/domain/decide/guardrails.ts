@@ -1,4 +1,10 @@
-import { MUTATING_KINDS, type Action, type Decision, type HeldAction } from '../model/action.js';
+import {
+  MUTATING_KINDS,
+  type Action,
+  type Decision,
+  type HeldAction,
+  type RunnerAt,
+} from '../model/action.js';
 import type { RunnerView } from '../correlate/correlate.js';
 import { ruleMode } from '../policy/resolve-policy.js';
 import {
@@ -120,7 +126,7 @@ export function applyGuardrails(ctx: RuleContext): Decision {
       hold(
         `circuit breaker open: ${open.losses} losses in ${open.windowSeconds} s on ${open.cluster}${open.scaleSet ? `/${open.scaleSet}` : ''}`,
       );
-      wakes.push(open.closesAt);
+      wakes.push({ at: open.closesAt, runner: null });
       continue;
     }
     const budget = ruleNamed(p.rule).budget(eff.rules[p.rule]);
@@ -147,11 +153,21 @@ export function applyGuardrails(ctx: RuleContext): Decision {
       ...(p.recoveredBy ? { recoveredBy: p.recoveredBy } : {}),
     });
   }
-  const future = wakes.filter((w) => w > ctx.now);
-  return {
-    actions,
-    held,
-    needs: ctx.needs,
-    wakeAt: future.length > 0 ? Math.min(...future) : null,
-  };
+  return { actions, held, needs: ctx.needs, ...whenAgain(wakes, ctx.now) };
+}
+
+/** The earliest future timer, and the runners they are for when each is one runner's. */
+function whenAgain(
+  wakes: RuleContext['wakes'],
+  now: number,
+): Pick<Decision, 'wakeAt' | 'wakeRunners'> {
+  const future = wakes.filter((w) => w.at > now);
+  if (future.length === 0) return { wakeAt: null, wakeRunners: null };
+  const runners = future.map((w) => w.runner);
+  const wakeAt = Math.min(...future.map((w) => w.at));
+  if (runners.some((r) => r === null)) return { wakeAt, wakeRunners: null };
+  const byName = new Map(
+    (runners as RunnerAt[]).map((r) => [`${r.cluster}/${r.namespace}/${r.name}`, r]),
+  );
+  return { wakeAt, wakeRunners: [...byName.values()] };
 }

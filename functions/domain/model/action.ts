@@ -160,10 +160,23 @@ export type Need =
   | { kind: 'runner-objects'; cluster: string; namespace: string; name: string }
   | { kind: 'run'; repo: string; installationId: number | null; runId: number };
 
+/** A runner by where it lives: a timer set for it alone. */
+export interface RunnerAt {
+  cluster: string;
+  namespace: string;
+  name: string;
+}
+
 export interface Decision {
   actions: Action[];
   held: HeldAction[];
   needs: Need[];
   /** The earliest time a grace period, retry or threshold ends: call decide() again then. */
   wakeAt: number | null;
+  /**
+   * When every timer of the decision is one runner's (a grace, a stuck runner's check), those
+   * runners: deciding them alone then is enough. Null when a timer concerns more (a queued job,
+   * a breaker, a registration): the whole slice is decided again.
+   */
+  wakeRunners: RunnerAt[] | null;
 }

@@ -43,6 +43,8 @@ describe('the circuit breaker as stored state', () => {
     expect(d.actions.map((a) => a.target.kind)).not.toContain('delete-ephemeral-runner');
     expect(d.held.map((h) => h.why)).toEqual([expect.stringMatching(/^circuit breaker open/)]);
     expect(d.wakeAt).toBe(T0 + WINDOW_MS);
+    // A breaker's timer is not one runner's: the whole slice is decided again.
+    expect(d.wakeRunners).toBeNull();
     // After its window it closes and the held work is decided again.
     expect(kinds(f, T0 + WINDOW_MS + 1000)).toContain('delete-ephemeral-runner');
   });

@@ -149,6 +149,18 @@ describe('rule 1: free a poisoned slot', () => {
     );
     expect(d.actions).toEqual([]);
     expect(d.wakeAt).toBe(T0 + 180_000);
+    // The grace is this runner's own timer: it alone is decided again then.
+    expect(d.wakeRunners).toEqual([{ cluster: CLUSTER, namespace: NS, name: NAME }]);
+  });
+
+  it('has no timer and no runner to wake once the grace has passed and it acted', () => {
+    const d = decide(
+      facts({ pods: [evictedPod()], ephemeralRunners: [er({ version: '0.13.1' })] }),
+      DEFAULT_POLICY,
+      T0 + 181_000,
+    );
+    expect(d.actions.map((a) => a.target.kind)).toContain('delete-ephemeral-runner');
+    expect(d).toMatchObject({ wakeAt: null, wakeRunners: null });
   });
 
   it('asks for the EphemeralRunner when only the eviction is known', () => {

@@ -48,7 +48,7 @@ function wakeWhenFinishedRunnersAreDue(ctx: RuleContext): void {
     if (!v.er || !v.pod || v.loss) continue;
     for (const j of v.jobs) {
       const ended = ms(j.job.status === 'completed' ? j.job.completedAt : null);
-      if (ended !== null) wake(ctx, ended + STUCK_AFTER_JOB_MS);
+      if (ended !== null) wake(ctx, ended + STUCK_AFTER_JOB_MS, v);
     }
   }
 }
