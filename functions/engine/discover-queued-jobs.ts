@@ -53,9 +53,16 @@ export async function discoverQueuedJobs(
           deps.github.listQueuedRuns(ref, now - LOOK_BACK_MS, QUEUED_RUNS_PER_REPOSITORY),
         );
         if (runs === null) break;
-        asked++;
-        for (const run of runs)
-          for (const job of (await observe(() => deps.github.listJobs(ref, run.runId))) ?? []) {
+        // A repository counts as asked once every queued run's jobs were read: when the budget
+        // runs out between them, the next sweep asks it again rather than passing it by.
+        let read = true;
+        for (const run of runs) {
+          const jobs = await observe(() => deps.github.listJobs(ref, run.runId));
+          if (jobs === null) {
+            read = false;
+            break;
+          }
+          for (const job of jobs) {
             const record = { repository, installationId, job, annotations: null };
             if (job.status !== 'queued' || seen.has(jobKey(record))) continue;
             if (!job.labels.some((l) => scaleSets.has(l.toLowerCase()))) continue;
@@ -63,6 +70,9 @@ export async function discoverQueuedJobs(
             seen.add(jobKey(record));
             found.push(record);
           }
+        }
+        if (!read) break;
+        asked++;
       }
       const reachedEnd = from + asked >= listed.repositories.length && listed.last;
       const after = reachedEnd ? 0 : next + asked;
