@@ -333,9 +333,24 @@ function knownListing(memory: ClusterMemory): RunnerListing & { complete: boolea
   return out;
 }
 
-/** The namespaces whose scale sets a queued job waits for: decided while it waits (rule 2). */
-function namespacesOfQueued(memory: ClusterMemory, queued: Facts['jobs']): Set<string> {
-  const labels = new Set(queued.flatMap((j) => j.job.labels.map((l) => l.toLowerCase())));
+/**
+ * How long a job is queued before its scale set's namespaces are decided every sweep while it
+ * waits: a job picked up within a sweep, as nearly every one is, decides nothing (with one scale
+ * set across many namespaces, any job queued at a sweep decided them all, every sweep).
+ */
+const QUEUED_WAITING_MS = 60_000;
+
+/** The namespaces whose scale sets a job queued a while waits for: decided while it waits (rule 2). */
+function namespacesOfQueued(
+  memory: ClusterMemory,
+  queued: Facts['jobs'],
+  now: number,
+): Set<string> {
+  const waiting = queued.filter((j) => {
+    const since = j.job.createdAt === null ? null : Date.parse(j.job.createdAt);
+    return since === null || !Number.isFinite(since) || now - since >= QUEUED_WAITING_MS;
+  });
+  const labels = new Set(waiting.flatMap((j) => j.job.labels.map((l) => l.toLowerCase())));
   const out = new Set<string>();
   if (labels.size === 0) return out;
   const { ephemeralRunners } = knownListing(memory);
@@ -412,7 +427,7 @@ async function sweepCluster(
   const names = [
     ...new Set([
       ...memory.pending,
-      ...namespacesOfQueued(memory, queued),
+      ...namespacesOfQueued(memory, queued, now),
       ...namespacesOfRegistrations(memory, registrations),
     ]),
   ].sort();

@@ -305,6 +305,16 @@ export class ScaleWorld {
     await Promise.all(batch);
   }
 
+  /** A job of the scale set queued `forMs` ago, as its webhook would have stored it. */
+  async queueJob(jobId: number, forMs: number): Promise<void> {
+    // With its App installation, as a job webhook carries it: the org is then a known owner.
+    const record = { ...jobRecord(jobId, null, 'queued'), installationId: 1 };
+    const now = this.clock.now();
+    record.job.createdAt = new Date(now - forMs).toISOString();
+    record.job.startedAt = null;
+    await this.store.recordJob(record, now);
+  }
+
   /** Counts Kubernetes requests runner-medic made from now on. */
   kubeMark(): number[] {
     return this.kubes.map((k) => k.audit.requests.length);
