@@ -85,7 +85,7 @@ export async function runSweep(
   }
   // GitHub reads, most urgent first, as far as each installation's observe budget goes.
   const stored = await checkQueuedOnGithub(await queuedJobs(deps, now), deps, now);
-  const queued = [...stored, ...(await discoverQueuedJobs(stored, deps, now))];
+  const queued = waitingAWhile([...stored, ...(await discoverQueuedJobs(stored, deps, now))], now);
   const registrations = await scanRegistrations(deps, now);
 
   // Every cluster's watches at once: each lasts until its bookmark, about a second.
@@ -334,22 +334,24 @@ function knownListing(memory: ClusterMemory): RunnerListing & { complete: boolea
 }
 
 /**
- * How long a job is queued before its scale set's namespaces are decided every sweep while it
- * waits: a job picked up within a sweep, as nearly every one is, decides nothing (with one scale
- * set across many namespaces, any job queued at a sweep decided them all, every sweep).
+ * How long a job is queued before the sweep decides it with its scale set's namespaces (rule 2),
+ * every sweep while it waits. A job picked up within a sweep, as nearly every one is, is decided
+ * by its own webhooks, whose timers wake the job alone: in a namespace's slice it made rule 2
+ * set a starvation timer that listed the namespace live, and with one scale set across many
+ * namespaces any job queued at a sweep made the sweep decide them all.
  */
 const QUEUED_WAITING_MS = 60_000;
 
-/** The namespaces whose scale sets a job queued a while waits for: decided while it waits (rule 2). */
-function namespacesOfQueued(
-  memory: ClusterMemory,
-  queued: Facts['jobs'],
-  now: number,
-): Set<string> {
-  const waiting = queued.filter((j) => {
-    const since = j.job.createdAt === null ? null : Date.parse(j.job.createdAt);
-    return since === null || !Number.isFinite(since) || now - since >= QUEUED_WAITING_MS;
+/** The queued jobs that have waited QUEUED_WAITING_MS or more (or whose creation is unknown). */
+function waitingAWhile(queued: Facts['jobs'], now: number): Facts['jobs'] {
+  return queued.filter((j) => {
+    const since = j.job.createdAt === null ? NaN : Date.parse(j.job.createdAt);
+    return !Number.isFinite(since) || now - since >= QUEUED_WAITING_MS;
   });
+}
+
+/** The namespaces whose scale sets a queued job waits for: decided while it waits (rule 2). */
+function namespacesOfQueued(memory: ClusterMemory, waiting: Facts['jobs']): Set<string> {
   const labels = new Set(waiting.flatMap((j) => j.job.labels.map((l) => l.toLowerCase())));
   const out = new Set<string>();
   if (labels.size === 0) return out;
@@ -427,7 +429,7 @@ async function sweepCluster(
   const names = [
     ...new Set([
       ...memory.pending,
-      ...namespacesOfQueued(memory, queued, now),
+      ...namespacesOfQueued(memory, queued),
       ...namespacesOfRegistrations(memory, registrations),
     ]),
   ].sort();
@@ -609,7 +611,7 @@ export async function decideNamespace(
       listing,
       nodes,
       registrations,
-      await queuedJobs(deps, now),
+      waitingAWhile(await queuedJobs(deps, now), now),
       deps,
       now,
     );
