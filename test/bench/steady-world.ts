@@ -336,7 +336,7 @@ export class SteadyWorld {
     const set = this.sets.get(namespace) as EphemeralRunnerSet;
     const template = newEphemeralRunner(set, ARC);
     template.metadata.finalizers = [];
-    const er = kube.api.create('arc', 'ephemeralrunners', namespace, template) as KubeObject;
+    const er = createWithGeneratedName(kube, namespace, template);
     const name = er.metadata.name as string;
     const runnerId = this.github.actions.registerRunner(this.scaleSetId, name);
     setStatus(kube, 'ephemeralrunners', namespace, name, { runnerId, runnerName: name });
@@ -523,6 +523,19 @@ export class SteadyWorld {
       for (const items of Object.values(parse(payload).Responses as Record<string, unknown[]>))
         this.store.reads += items.length;
   }
+}
+
+/**
+ * A generated name can already exist (the API server answers 409 AlreadyExists, as
+ * `metadata.generateName` documents); ARC's controller then tries again on its next reconcile.
+ */
+function createWithGeneratedName(kube: ApiServer, namespace: string, template: object): KubeObject {
+  for (let attempt = 1; ; attempt++)
+    try {
+      return kube.api.create('arc', 'ephemeralrunners', namespace, template) as KubeObject;
+    } catch (error) {
+      if ((error as { code?: number }).code !== 409 || attempt >= 5) throw error;
+    }
 }
 
 function context(fn: string, timeoutS: number) {
