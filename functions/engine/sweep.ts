@@ -2,6 +2,7 @@ import type { EphemeralRunner, Node, Pod } from '../domain/model/cluster-facts.j
 import { emptyFacts, type Facts, type RunnerRegistration } from '../domain/model/facts.js';
 import type { Policy } from '../domain/policy/policy.js';
 import { runnerSetPrefix } from '../domain/correlate/runner-of-job.js';
+import { ms } from '../domain/decide/context.js';
 import { isArcRunnerPod, scaleSetOf } from '../domain/correlate/runner-guard.js';
 import type {
   ClusterGateway,
@@ -345,8 +346,8 @@ const QUEUED_WAITING_MS = 60_000;
 /** The queued jobs that have waited QUEUED_WAITING_MS or more (or whose creation is unknown). */
 function waitingAWhile(queued: Facts['jobs'], now: number): Facts['jobs'] {
   return queued.filter((j) => {
-    const since = j.job.createdAt === null ? NaN : Date.parse(j.job.createdAt);
-    return !Number.isFinite(since) || now - since >= QUEUED_WAITING_MS;
+    const since = ms(j.job.createdAt);
+    return since === null || now - since >= QUEUED_WAITING_MS;
   });
 }
 
