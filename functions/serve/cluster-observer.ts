@@ -12,8 +12,12 @@
  *   node signal (classifyPod, classifyKilledRunner, classifyEphemeralRunner, classifyNode) is
  *   passed on as those facts and the subject to decide.
  * A watch that ends is resumed from its resourceVersion; a 410 Gone relists, and the relist's
- * differences (deletions included) arrive as changes; any other failure is retried with backoff
- * (1 s doubling to 30 s) and reported until it recovers.
+ * differences (deletions included) arrive as changes; any other failure (a stream cut, a refused
+ * connection, a 5xx) is retried on serve's timers with backoff (1 s doubling to 30 s, started
+ * again after 2 quiet minutes, as client-go's reflector backs off: tools/cache/reflector.go,
+ * NewExponentialBackoffManager(800ms, 30s, 2m, 2.0, 1.0)) and reported until a list or a watch
+ * is answered again. An informer waiting for its retry holds its cache: the retry resumes from
+ * its resourceVersion, or relists when that is gone.
  */
 import { ListWatch } from '@kubernetes/client-node/dist/cache.js';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
@@ -29,11 +33,14 @@ import { parseEphemeralRunner, parseNode, parsePod } from '../domain/parse/parse
 import type { Subject } from '../engine/subjects.js';
 import type { Clock } from '../ports/clock.js';
 import type { KubeRequest } from './kube-http.js';
+import type { Timers } from './timers.js';
 
 /** ARC's label on every runner pod (the exporter's route matches it too). */
 const RUNNER_POD_LABEL = 'actions-ephemeral-runner';
 const BACKOFF_BASE_MS = 1000;
 const BACKOFF_MAX_MS = 30_000;
+/** A failure this long after the previous one starts the backoff again from its base. */
+const BACKOFF_RESET_MS = 120_000;
 
 export type Observation =
   | { kind: 'events'; events: KubeEvent[] }
@@ -68,9 +75,14 @@ export interface ClusterObserverOptions {
   runnerNamespaces: string[];
   nodeEventsNamespace: string;
   clock: Clock;
+  /** Where the retries after a failure (and, unless reconnectDelay is given, reconnects) wait. */
+  timers: Timers;
   onObservation: (observation: Observation) => void;
   onError?: (path: string, error: string) => void;
-  /** The informers' reconnect wait (client-node waits 1 s doubling); tests pass none. */
+  /**
+   * The informers' wait before they reconnect a watch that ended cleanly without an event
+   * (client-node waits 1 s doubling). @default that wait on `timers`
+   */
   reconnectDelay?: (ms: number) => Promise<void>;
 }
 
@@ -83,7 +95,9 @@ interface Informer {
   synced: boolean;
   error: string | null;
   failures: number;
-  retry: ReturnType<typeof setTimeout> | null;
+  lastFailureAt: number | null;
+  /** Cancels the retry waiting after a failure. */
+  retry: (() => void) | null;
 }
 
 export class ClusterObserver {
@@ -116,7 +130,8 @@ export class ClusterObserver {
   async stop(): Promise<void> {
     this.stopped = true;
     for (const informer of this.informers) {
-      if (informer.retry) clearTimeout(informer.retry);
+      informer.retry?.();
+      informer.retry = null;
       await informer.watch.stop();
     }
   }
@@ -138,9 +153,11 @@ export class ClusterObserver {
   /**
    * Whether every cache holds exactly what the API server lists now (names and
    * resourceVersions): no change is still on its way. The sandbox waits on this between steps.
+   * An informer waiting for its retry is left out: it catches up when its time comes.
    */
   async caughtUp(): Promise<boolean> {
     for (const informer of this.informers) {
+      if (informer.retry) continue;
       const listed = (await this.list(informer)).items;
       const cached = informer.watch.list() as RawObject[];
       if (listed.length !== cached.length) return false;
@@ -158,6 +175,7 @@ export class ClusterObserver {
       synced: false,
       error: null,
       failures: 0,
+      lastFailureAt: null,
       retry: null,
       watch: undefined as unknown as ListWatch<KubernetesObject>,
     };
@@ -167,25 +185,31 @@ export class ClusterObserver {
       setImmediate(() => {
         informer.synced = true;
         informer.error = null;
-        informer.failures = 0;
       });
       return list;
     };
+    const { timers, reconnectDelay } = this.options;
+    const delayFn =
+      reconnectDelay ??
+      ((ms: number) =>
+        new Promise<void>((resolve) => {
+          timers.after(ms, `watch reconnect ${path}`, resolve);
+        }));
     informer.watch = new ListWatch<KubernetesObject>(
       path,
-      new Watch(this.options.kubeconfig),
+      new AnsweredWatch(this.options.kubeconfig, () => {
+        // Answered: the API server is reached again (a failure says so again at once).
+        if (informer.synced) informer.error = null;
+      }),
       listFn as never,
       false,
       labelSelector,
       undefined,
-      this.options.reconnectDelay ? { delayFn: this.options.reconnectDelay } : undefined,
+      { delayFn },
     );
     informer.watch.on('add', (o) => this.changed(kind, 'add', o as RawObject));
     informer.watch.on('update', (o) => this.changed(kind, 'update', o as RawObject));
     informer.watch.on('delete', (o) => this.changed(kind, 'delete', o as RawObject));
-    informer.watch.on('connect', () => {
-      if (informer.synced) informer.error = null;
-    });
     informer.watch.on('error', (error: unknown) => this.failed(informer, error));
     this.informers.push(informer);
   }
@@ -207,18 +231,25 @@ export class ClusterObserver {
     }
   }
 
-  /** ListWatch stops on an error other than 410: start it again after a backoff. */
+  /**
+   * ListWatch stops on an error other than 410: start it again after a backoff, never at once
+   * (an API server that refuses every connection is asked at 1, 2, 4, … 30 s intervals).
+   */
   private failed(informer: Informer, error: unknown): void {
     const message = error instanceof Error ? error.message : String(error);
+    const now = this.options.clock.now();
     informer.error = message;
+    if (informer.lastFailureAt !== null && now - informer.lastFailureAt > BACKOFF_RESET_MS)
+      informer.failures = 0;
     informer.failures++;
+    informer.lastFailureAt = now;
     this.options.onError?.(informer.path, message);
     if (this.stopped || informer.retry) return;
     const wait = Math.min(BACKOFF_BASE_MS * 2 ** (informer.failures - 1), BACKOFF_MAX_MS);
-    informer.retry = setTimeout(() => {
+    informer.retry = this.options.timers.after(wait, `informer retry ${informer.path}`, () => {
       informer.retry = null;
-      if (!this.stopped) void this.startInformer(informer);
-    }, wait);
+      if (!this.stopped) return this.startInformer(informer);
+    });
   }
 
   private changed(kind: Kind, verb: 'add' | 'update' | 'delete', object: RawObject): void {
@@ -315,6 +346,34 @@ export class ClusterObserver {
       clock.now(),
     );
     return signals.length > 0 ? factsOf([], signals) : null;
+  }
+}
+
+/**
+ * client-node's Watch, telling when the API server answered a watch with its stream (the request
+ * resolved and nothing ended it yet): from then on the informer is reached again.
+ */
+class AnsweredWatch extends Watch {
+  constructor(
+    kubeconfig: KubeConfig,
+    private readonly onAnswered: () => void,
+  ) {
+    super(kubeconfig);
+  }
+
+  override async watch(
+    path: string,
+    queryParams: Record<string, string | number | boolean | undefined>,
+    callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void,
+    done: (err: unknown) => void,
+  ): Promise<AbortController> {
+    let ended = false;
+    const controller = await super.watch(path, queryParams, callback, (err: unknown) => {
+      ended = true;
+      done(err);
+    });
+    if (!ended) this.onAnswered();
+    return controller;
   }
 }
 

@@ -71,7 +71,7 @@ export interface ServeRuntimeOptions {
   onAudit?: (detail: Record<string, unknown>) => void;
   /** Called between acting and publishing the audit event (a test's crash point). */
   afterAct?: EngineDeps['afterAct'];
-  /** The informers' reconnect wait; tests pass none. */
+  /** The informers' wait before reconnecting a watch that ended cleanly. @default on `timers` */
   reconnectDelay?: (ms: number) => Promise<void>;
   /** Log lines too (default: warnings only, and audit events). */
   verbose?: boolean;
@@ -170,6 +170,7 @@ export class ServeRuntime {
       runnerNamespaces: settings.runnerNamespaces,
       nodeEventsNamespace: settings.nodeEventsNamespace,
       clock,
+      timers: options.timers,
       onObservation: (o) => this.observed(o),
       onError: (path, error) => {
         this.metrics.count('KubeApiUnreachable', { informer: path });
