@@ -1,4 +1,5 @@
 import type { EphemeralRunner, Node, Pod } from '../domain/model/cluster-facts.js';
+import type { NodeSignal } from '../domain/model/loss.js';
 import { emptyFacts, type Facts, type RunnerRegistration } from '../domain/model/facts.js';
 import type { Policy } from '../domain/policy/policy.js';
 import { runnerSetPrefix } from '../domain/correlate/runner-of-job.js';
@@ -411,7 +412,7 @@ async function sweepCluster(
   const cursor = await deps.store.sweepCursor(cluster);
   const nodes = [...memory.nodes.objects.values()];
   await recordInstances(cluster, nodes, cursor?.lastPassStartedAt ?? null, deps, now);
-  const nodeReads = new Map<string, Promise<StoreRead>>();
+  const nodeSignals = clusterNodeSignals(cluster, deps, now);
   const passStartedAt = cursor?.passStartedAt ?? now;
   const lastPassStartedAt = cursor?.lastPassStartedAt ?? null;
 
@@ -457,7 +458,7 @@ async function sweepCluster(
       queued,
       deps,
       now,
-      nodeReads,
+      nodeSignals,
     );
     await decideSlice([{ kind: 'namespace', cluster, namespace }], slice);
     memory.pending.delete(namespace);
@@ -615,6 +616,7 @@ export async function decideNamespace(
       waitingAWhile(await queuedJobs(deps, now), now),
       deps,
       now,
+      clusterNodeSignals(cluster, deps, now),
     );
   } catch (error) {
     slice = {
@@ -698,6 +700,23 @@ function addRegistrationsAndQueuedJobs(
       facts.jobs.push(j);
 }
 
+/** A cluster's node signals, as many namespaces ask for them. */
+type ClusterNodeSignals = () => Promise<{ nodeSignals: NodeSignal[]; itemsRead: number }>;
+
+/**
+ * A cluster's node signals read once (one query, however many nodes), for every namespace decided
+ * with them; the items read count with the first.
+ */
+function clusterNodeSignals(cluster: string, deps: EngineDeps, now: number): ClusterNodeSignals {
+  let read: Promise<StoreRead> | undefined;
+  return async () => {
+    const first = read === undefined;
+    read ??= deps.store.readClusterNodeSignals(cluster, now);
+    const { facts, itemsRead } = await read;
+    return { nodeSignals: facts.nodeSignals, itemsRead: first ? itemsRead : 0 };
+  };
+}
+
 /** One namespace as a slice: its runners as listed, and what the store knows of them. */
 async function namespaceSlice(
   cluster: string,
@@ -708,7 +727,7 @@ async function namespaceSlice(
   queued: Facts['jobs'],
   deps: EngineDeps,
   now: number,
-  nodeReads?: Map<string, Promise<StoreRead>>,
+  nodeSignals: ClusterNodeSignals,
 ): Promise<Slice> {
   const facts: Facts = emptyFacts();
   let itemsRead = 0;
@@ -745,17 +764,12 @@ async function namespaceSlice(
   facts.ephemeralRunners = listing.ephemeralRunners;
   const used = new Set(listing.pods.map((p) => p.nodeName));
   facts.nodes = nodes.filter((n) => used.has(n.name));
-  for (const n of facts.nodes) {
-    // A node's runners sit in many namespaces: its signals are read once a sweep.
-    const key = `${cluster}/${n.name}`;
-    let read = nodeReads?.get(key);
-    if (!read) {
-      read = deps.store.readNode(cluster, n.name, now);
-      nodeReads?.set(key, read);
-      itemsRead += (await read).itemsRead;
-    }
-    facts.nodeSignals.push(...(await read).facts.nodeSignals);
-  }
+  const signals = await nodeSignals();
+  itemsRead += signals.itemsRead;
+  const present = new Set(facts.nodes.map((n) => n.name));
+  facts.nodeSignals.push(
+    ...signals.nodeSignals.filter((n) => n.nodeName !== null && present.has(n.nodeName)),
+  );
   // Keep only what belongs to this namespace's runners (names may repeat across namespaces).
   const here = (c: string, ns: string) => c === cluster && ns === namespace;
   facts.losses = facts.losses.filter((l) => here(l.cluster, l.namespace));

@@ -138,6 +138,8 @@ export interface FactsStore {
     nodeName: string,
     now: number,
   ): Promise<StoreRead & { runnersOnNode: RunnerOnNode[] }>;
+  /** The signals of every node of a cluster, in one read: what the sweep needs of its nodes. */
+  readClusterNodeSignals(cluster: string, now: number): Promise<StoreRead>;
   /** The node an EC2 instance is (cluster/node), with its signals; null when unknown. */
   readInstance(
     instanceId: string,

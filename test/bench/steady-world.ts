@@ -56,6 +56,16 @@ class StoreTraffic {
   writes = 0;
   /** Writes by operation and item kind: the key's partition and sort key prefixes (`Put JOB#/JOB`). */
   readonly writesByKind = new Map<string, number>();
+  /** Items read by kind, as written. */
+  readonly readsByKind = new Map<string, number>();
+
+  read(items: readonly unknown[]): void {
+    this.reads += items.length;
+    for (const item of items) {
+      const kind = itemKind(item);
+      this.readsByKind.set(kind, (this.readsByKind.get(kind) ?? 0) + 1);
+    }
+  }
 
   wrote(item: unknown, operation: string): void {
     this.writes++;
@@ -516,12 +526,14 @@ export class SteadyWorld {
     else if (operation === 'TransactWriteItems')
       for (const item of parse(body).TransactItems as Record<string, unknown>[])
         this.store.wrote(writtenItem(item), 'TransactWrite');
-    else if (operation === 'GetItem') this.store.reads += parse(payload).Item ? 1 : 0;
-    else if (operation === 'Query' || operation === 'Scan')
-      this.store.reads += Number(parse(payload).Count ?? 0);
+    else if (operation === 'GetItem') {
+      const item = parse(payload).Item;
+      this.store.read(item ? [item] : []);
+    } else if (operation === 'Query' || operation === 'Scan')
+      this.store.read((parse(payload).Items as unknown[] | undefined) ?? []);
     else if (operation === 'BatchGetItem')
       for (const items of Object.values(parse(payload).Responses as Record<string, unknown[]>))
-        this.store.reads += items.length;
+        this.store.read(items);
   }
 }
 

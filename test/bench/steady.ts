@@ -41,6 +41,8 @@ interface SteadyWorldReport {
   kubeObjectsReadByRequest: Record<string, number>;
   /** The item kinds written most, per hour (`pk` prefix / `sk` prefix). */
   storeWritesByKind: Record<string, number>;
+  /** Items read by kind, per hour, the 30 largest. */
+  storeReadsByKind: Record<string, number>;
   errors: string[];
 }
 
@@ -97,6 +99,7 @@ async function playHour(
   const reads = world.store.reads;
   const writes = world.store.writes;
   const writesByKind = new Map(world.store.writesByKind);
+  const readsByKind = new Map(world.store.readsByKind);
   await world.play(minutes * 60_000, sweepEveryMs);
   const scale = 60 / minutes;
   const per = (n: number) => Math.round(n * scale);
@@ -138,14 +141,24 @@ async function playHour(
       per,
       (r) => r.objects ?? 0,
     ),
-    storeWritesByKind: Object.fromEntries(
-      [...world.store.writesByKind]
-        .map(([kind, n]) => [kind, per(n - (writesByKind.get(kind) ?? 0))] as const)
-        .sort((a, b) => b[1] - a[1])
-        .slice(0, 30),
-    ),
+    storeWritesByKind: byKindSince(world.store.writesByKind, writesByKind, per),
+    storeReadsByKind: byKindSince(world.store.readsByKind, readsByKind, per),
     errors: world.errors.slice(0, 10),
   };
+}
+
+/** Counts by item kind since a mark, the 30 largest first. */
+function byKindSince(
+  now: ReadonlyMap<string, number>,
+  mark: ReadonlyMap<string, number>,
+  scale: (n: number) => number,
+): Record<string, number> {
+  return Object.fromEntries(
+    [...now]
+      .map(([kind, n]) => [kind, scale(n - (mark.get(kind) ?? 0))] as const)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 30),
+  );
 }
 
 /** A Kubernetes request's path with its namespace and object name folded, and its watch flag. */

@@ -9,7 +9,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { Action, ActionOutcome, ActionTarget } from '../../domain/model/action.js';
-import { timeKey, wakeKey, wakeOf } from './table-schema.js';
+import { clusterSignalsKey, timeKey, wakeKey, wakeOf } from './table-schema.js';
 import type { JobAnnotation } from '../../domain/classify/annotations.js';
 import type * as Fact from '../../domain/model/facts.js';
 import type { BreakerGate } from '../../domain/decide/rules/circuit-breaker.js';
@@ -127,6 +127,10 @@ export class DynamoFactsStore implements FactsStore {
       .filter((i) => i.type === 'runnerOnNode')
       .map((i) => i.data as Fact.RunnerOnNode);
     return { ...read, runnersOnNode };
+  }
+
+  readClusterNodeSignals(cluster: string, now: number): Promise<StoreRead> {
+    return this.query({ index: 'byGroup', key: clusterSignalsKey(cluster) }, now);
   }
 
   async readInstance(instanceId: string, now: number) {
@@ -286,7 +290,9 @@ export class DynamoFactsStore implements FactsStore {
   async recordNodeSignal(signal: NodeSignal, now: number): Promise<void> {
     const sk = ['SIGNAL', signal.kind, signal.nodeName ?? '', signal.instanceId ?? ''].join('#');
     if (signal.cluster !== null && signal.nodeName !== null)
-      await this.put('nodeSignal', `NODE#${signal.cluster}#${signal.nodeName}`, sk, signal, now);
+      await this.put('nodeSignal', `NODE#${signal.cluster}#${signal.nodeName}`, sk, signal, now, {
+        grp: clusterSignalsKey(signal.cluster),
+      });
     if (signal.instanceId !== null)
       await this.put('nodeSignal', `INSTANCE#${signal.instanceId}`, sk, signal, now);
   }

@@ -21,7 +21,7 @@ import {
   type SweepCursor,
 } from '../../ports/facts-store.js';
 import type { SqliteDatabase } from './sqlite-database.js';
-import { timeKey, wakeKey, wakeOf } from './table-schema.js';
+import { clusterSignalsKey, timeKey, wakeKey, wakeOf } from './table-schema.js';
 
 const DAY = 24 * 3600;
 /** How long each kind of fact is kept (seconds), as on DynamoDB. */
@@ -120,6 +120,10 @@ export class SqliteFactsStore implements FactsStore {
       .filter((i) => i.type === 'runnerOnNode')
       .map((i) => i.data as Fact.RunnerOnNode);
     return { ...read, runnersOnNode };
+  }
+
+  async readClusterNodeSignals(cluster: string, now: number): Promise<StoreRead> {
+    return this.query({ index: 'byGroup', key: clusterSignalsKey(cluster) }, now);
   }
 
   async readInstance(instanceId: string, now: number) {
@@ -251,9 +255,10 @@ export class SqliteFactsStore implements FactsStore {
     const sk = ['SIGNAL', signal.kind, signal.nodeName ?? '', signal.instanceId ?? ''].join('#');
     this.write('record a node signal', now, () => {
       if (signal.cluster !== null && signal.nodeName !== null)
-        this.put(
-          this.item('nodeSignal', `NODE#${signal.cluster}#${signal.nodeName}`, sk, signal, now),
-        );
+        this.put({
+          ...this.item('nodeSignal', `NODE#${signal.cluster}#${signal.nodeName}`, sk, signal, now),
+          grp: clusterSignalsKey(signal.cluster),
+        });
       if (signal.instanceId !== null)
         this.put(this.item('nodeSignal', `INSTANCE#${signal.instanceId}`, sk, signal, now));
     });

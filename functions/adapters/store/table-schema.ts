@@ -18,6 +18,12 @@ export const deliveryKey = (deliveryId: string) => ({
 export const deliveryIdOf = (pk: string): string | null =>
   pk.startsWith(DELIVERY_PK) ? pk.slice(DELIVERY_PK.length) : null;
 
+/**
+ * The `byGroup` key of every node signal of one cluster, so the sweep reads a cluster's signals
+ * in one query rather than each node's partition (which also holds the runners on the node).
+ */
+export const clusterSignalsKey = (cluster: string) => `SIGNALS#${cluster}`;
+
 /** Epoch ms as a fixed-width sort key, so that keys sort by time. */
 export const timeKey = (at: number) => String(Math.max(0, Math.floor(at))).padStart(15, '0');
 
@@ -52,7 +58,7 @@ export function wakeOf(sortKey: string, data: unknown): DueWake {
  *   job fields, registration and the actions on it.
  * - `byRun` (`run`, `sk`): a run's jobs, its run records and its re-run / cancel intents.
  * - `byGroup` (`grp`, `sk`): an owner's queued jobs (`QUEUED#…`), an owner's registrations
- *   (`REGS#…`), the owners with jobs (`OWNERS`).
+ *   (`REGS#…`), the owners with jobs (`OWNERS`), a cluster's node signals (`SIGNALS#…`).
  * - `byPending` (`pend`, `sk`): claims without a result (`CLAIM`), audit events not yet
  *   published (`OUTBOX`) and webhook deliveries claimed but not yet published (`DELIVERY-PENDING`).
  */

@@ -95,6 +95,22 @@ describe('runners per node', () => {
     world.reportNodeOfRunner(355, true);
   }, 300_000);
 
+  it('a sweep reads each cluster’s node signals in one query, and never a node’s runners', async () => {
+    world.clock.advance(60_000);
+    await runEngine({ kind: 'sweep' }, world.deps);
+    const namespaces = world.reportNodeOfRunner(42, false);
+    world.meter.reset();
+    world.clock.advance(60_000);
+    await runEngine({ kind: 'sweep' }, world.deps);
+    const decided = world.meter.queried.filter((k) => k.startsWith('NS#'));
+    expect(decided.length).toBeGreaterThanOrEqual(namespaces.size);
+    // 400 runners on 40 nodes: one read for the signals of the cluster whose namespaces were
+    // decided, however many of its nodes their pods sit on.
+    expect(world.meter.queried.filter((k) => k.startsWith('SIGNALS#'))).toHaveLength(1);
+    expect(world.meter.queried.filter((k) => k.startsWith('NODE#'))).toEqual([]);
+    world.reportNodeOfRunner(42, true);
+  }, 300_000);
+
   it('a spot warning reads the node only, and marks every busy runner on it at risk', async () => {
     const r = 123;
     const here = world.neighboursOf(r);

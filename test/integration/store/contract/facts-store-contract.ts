@@ -330,6 +330,43 @@ export function describeFactsStoreContract(
       expect((await store.readInstance('i-unknown', T0)).node).toBeNull();
     });
 
+    it('reads every node signal of a cluster in one read, without the runners on its nodes', async () => {
+      const signal = { source: 'node-event', detail: 'NodeNotReady' } as const;
+      const at = (cluster: string, nodeName: string) => ({
+        cluster,
+        nodeName,
+        instanceId: null,
+        kind: 'node-not-ready' as const,
+        signal,
+        at: T0,
+      });
+      await store.recordNodeSignal(at('east', 'n1'), T0);
+      await store.recordNodeSignal(at('east', 'n2'), T0);
+      await store.recordNodeSignal(at('west', 'n1'), T0);
+      await store.recordRunnerOnNode(
+        {
+          cluster: 'east',
+          namespace: 'arc-r',
+          name: 'arc-linux-x-runner-r1',
+          nodeName: 'n1',
+          podUid: 'p1',
+          ephemeralRunnerUid: 'e1',
+          scaleSet: 'arc-linux',
+          runnerId: 10,
+          seenAt: T0,
+        },
+        T0,
+      );
+
+      const east = await store.readClusterNodeSignals('east', T0);
+      expect(east.facts.nodeSignals.map((s) => s.nodeName).sort()).toEqual(['n1', 'n2']);
+      expect(east.itemsRead).toBe(2);
+      expect((await store.readClusterNodeSignals('west', T0)).facts.nodeSignals).toHaveLength(1);
+      expect((await store.readClusterNodeSignals('none', T0)).itemsRead).toBe(0);
+      const dayLater = T0 + 2 * 24 * 3600 * 1000;
+      expect((await store.readClusterNodeSignals('east', dayLater)).facts.nodeSignals).toEqual([]);
+    });
+
     it('reads a run’s jobs and runs, an owner’s queued jobs and the owners known', async () => {
       const queued = job(777, 'queued');
       await store.recordJob(queued, T0);
