@@ -25,6 +25,8 @@ const DEFAULT_EPOCH = Date.parse('2026-01-05T09:00:00.000Z');
 export class SimClock implements Clock {
   private current: number;
   private readonly timers = new Map<number, Timer>();
+  /** The pending timers in time order (a binary heap); a cancelled one stays until it surfaces. */
+  private readonly queue: Timer[] = [];
   private nextId = 1;
 
   constructor(startMs: number = DEFAULT_EPOCH) {
@@ -40,6 +42,7 @@ export class SimClock implements Clock {
     const id = this.nextId++;
     const timer: Timer = { id, seq: id, at: Math.max(atMs, this.current), label, run };
     this.timers.set(id, timer);
+    this.push(timer);
     return timer;
   }
 
@@ -80,9 +83,40 @@ export class SimClock implements Clock {
   }
 
   private earliest(): Timer | undefined {
-    let best: Timer | undefined;
-    for (const t of this.timers.values()) if (!best || byTimeThenSeq(t, best) < 0) best = t;
-    return best;
+    for (;;) {
+      const top = this.queue[0];
+      if (!top || this.timers.has(top.id)) return top;
+      this.pop();
+    }
+  }
+
+  private push(timer: Timer): void {
+    const q = this.queue;
+    q.push(timer);
+    for (let i = q.length - 1; i > 0;) {
+      const parent = (i - 1) >> 1;
+      if (byTimeThenSeq(q[i] as Timer, q[parent] as Timer) >= 0) break;
+      [q[i], q[parent]] = [q[parent] as Timer, q[i] as Timer];
+      i = parent;
+    }
+  }
+
+  private pop(): void {
+    const q = this.queue;
+    const last = q.pop();
+    if (!last || q.length === 0) return;
+    q[0] = last;
+    for (let i = 0; ;) {
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let least = i;
+      if (left < q.length && byTimeThenSeq(q[left] as Timer, q[least] as Timer) < 0) least = left;
+      if (right < q.length && byTimeThenSeq(q[right] as Timer, q[least] as Timer) < 0)
+        least = right;
+      if (least === i) return;
+      [q[i], q[least]] = [q[least] as Timer, q[i] as Timer];
+      i = least;
+    }
   }
 }
 

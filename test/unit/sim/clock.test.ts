@@ -37,6 +37,32 @@ describe('SimClock', () => {
     expect(fired).toEqual([]);
     await expect(clock.advance(-1)).rejects.toThrow(RangeError);
   });
+
+  it('fires thousands of timers, some cancelled and some scheduled as they fire, in time order', async () => {
+    const clock = new SimClock(0);
+    const rng = new Rng(7);
+    const fired: { at: number; id: number }[] = [];
+    const handles = [];
+    for (let i = 0; i < 2_000; i++) {
+      const h = clock.after(rng.int(1_000), `t${i}`, () => {
+        fired.push({ at: clock.now(), id: h.id });
+        if (h.id % 5 === 0) {
+          const child = clock.after(rng.int(50), 'child', () => {
+            fired.push({ at: clock.now(), id: child.id });
+          });
+        }
+      });
+      handles.push(h);
+    }
+    const cancelled = new Set(handles.filter((_, i) => i % 7 === 3).map((h) => h.id));
+    for (const h of handles) if (cancelled.has(h.id)) clock.cancel(h);
+    await clock.advance(2_000);
+    expect(fired.some((f) => cancelled.has(f.id))).toBe(false);
+    expect(fired.length).toBe(2_000 - cancelled.size + fired.filter((f) => f.id > 2_000).length);
+    const sorted = [...fired].sort((a, b) => a.at - b.at || a.id - b.id);
+    expect(fired).toEqual(sorted);
+    expect(clock.pendingTimers()).toEqual([]);
+  });
 });
 
 describe('Rng', () => {
