@@ -34,6 +34,12 @@ function notReadyReasons(status: ReturnType<ProbeSource['status']>): string[] {
   return reasons;
 }
 
+/** The gauges of what the replica is now, read as it is scraped or probed. */
+function setGauges(source: ProbeSource, status: ReturnType<ProbeSource['status']>): void {
+  source.metrics.gauge('RunnerMedicInformersSynced', {}, status.informersSynced ? 1 : 0);
+  source.metrics.gauge('RunnerMedicLeader', {}, status.leading ? 1 : 0);
+}
+
 export async function startProbeServer(
   source: ProbeSource,
   port: number,
@@ -49,7 +55,7 @@ export async function startProbeServer(
     if (path === '/readyz') {
       const status = source.status();
       const reasons = notReadyReasons(status);
-      source.metrics.gauge('RunnerMedicInformersSynced', {}, status.informersSynced ? 1 : 0);
+      setGauges(source, status);
       return json(reasons.length === 0 ? 200 : 503, {
         status: reasons.length === 0 ? 'ready' : 'not ready',
         reasons,
@@ -59,6 +65,7 @@ export async function startProbeServer(
       });
     }
     if (path === '/metrics') {
+      setGauges(source, source.status());
       void source.metrics.text().then(
         ({ contentType, body }) => {
           res.writeHead(200, { 'content-type': contentType });

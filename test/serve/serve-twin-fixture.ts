@@ -1,16 +1,18 @@
 /**
  * One serve replica in this process against a bare Kubernetes API twin (no cluster models), its
  * timers on the twin's simulated clock (nothing runs on a timer until the test advances it),
- * SQLite in a temporary folder, GitHub at a closed port (nothing here needs GitHub to answer).
+ * SQLite in a temporary folder, the GitHub twin with an App installed on an org with no
+ * repositories (the engine's sweeps find nothing to do, quickly).
  */
-import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { loopbackClients } from '../../functions/local/loopback-clients.js';
 import { ServeRuntime } from '../../functions/serve/serve-runtime.js';
 import type { Timers } from '../../functions/serve/timers.js';
 import type { SimClock } from '../../sim/clock.js';
+import { GitHubSim } from '../../sim/github/github-sim.js';
 import type { ApiServer } from '../../sim/kube/api/api-server.js';
 import { kubeConfigFor, NS, startSim } from '../integration/kube-gateway/sim-fixture.js';
 
@@ -27,12 +29,6 @@ export interface ServeOnTwin {
   sqlitePath: string;
   stop(): Promise<void>;
 }
-
-const { privateKey } = generateKeyPairSync('rsa', {
-  modulusLength: 2048,
-  privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
-  publicKeyEncoding: { type: 'spki', format: 'pem' },
-});
 
 export function simTimers(clock: SimClock): Timers {
   return {
@@ -51,6 +47,10 @@ export async function startServeOnTwin(
   } = {},
 ): Promise<ServeOnTwin> {
   const { server, clock } = await startSim();
+  const github = new GitHubSim({ clock, seed: 22 });
+  await github.start();
+  github.createOrg('acme');
+  github.createInstallation('acme');
   server.api.create('admin', 'namespaces', undefined, { metadata: { name: SERVE_NAMESPACE } });
   if (options.leaseHeldBy)
     server.api.create('admin', 'leases', SERVE_NAMESPACE, {
@@ -78,14 +78,18 @@ export async function startServeOnTwin(
       POD_NAME: 'runner-medic-0',
       POD_NAMESPACE: SERVE_NAMESPACE,
       GITHUB_WEBHOOK_SECRET: 'It is a secret to everybody',
-      GITHUB_APP_CREDENTIALS: JSON.stringify({ appId: 1, privateKey }),
-      GITHUB_API_URL: 'http://127.0.0.1:9',
+      GITHUB_APP_CREDENTIALS: JSON.stringify({
+        appId: github.app.appId,
+        privateKey: github.app.privateKey,
+      }),
+      GITHUB_API_URL: github.baseUrl,
       ...options.env,
     },
     clock,
     timers: simTimers(clock),
     kubeconfig: kubeConfigFor(server),
     out: { write: (line: string) => void lines.push(line) },
+    clients: loopbackClients(clock),
   });
   const urls = await runtime.start();
   return {
@@ -98,6 +102,7 @@ export async function startServeOnTwin(
     stop: async () => {
       await runtime.drain();
       await server.stop();
+      await github.stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };

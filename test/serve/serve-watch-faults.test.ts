@@ -14,7 +14,6 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeEvent } from '../../functions/domain/model/cluster-facts.js';
 import { ClusterObserver, type Observation } from '../../functions/serve/cluster-observer.js';
 import { kubeRequester } from '../../functions/serve/kube-http.js';
-import type { Timers } from '../../functions/serve/timers.js';
 import type { SimClock } from '../../sim/clock.js';
 import type { ApiServer } from '../../sim/kube/api/api-server.js';
 import {
@@ -24,6 +23,7 @@ import {
   seedRunnerPod,
   startSim,
 } from '../integration/kube-gateway/sim-fixture.js';
+import { simTimers } from './serve-twin-fixture.js';
 
 const NODE_EVENTS_NS = 'other';
 /** The store keys of the collections serve's informers watch, and how many watches each. */
@@ -52,12 +52,6 @@ beforeEach(async () => {
     seedRunnerPod(server, name, { owner: er, nodeName: 'node-a' });
   }
   seen = [];
-  const timers: Timers = {
-    after: (ms, label, run) => {
-      const handle = clock.after(ms, label, run);
-      return () => clock.cancel(handle);
-    },
-  };
   observer = new ClusterObserver({
     kubeconfig,
     request: kubeRequester(kubeconfig),
@@ -65,7 +59,7 @@ beforeEach(async () => {
     runnerNamespaces: [NS],
     nodeEventsNamespace: NODE_EVENTS_NS,
     clock,
-    timers,
+    timers: simTimers(clock),
     onObservation: (o) => seen.push(...describe(o)),
   });
   await observer.start();
