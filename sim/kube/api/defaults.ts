@@ -47,3 +47,20 @@ export function initialStatus(plural: string, obj: KubeObject): unknown {
       return undefined;
   }
 }
+
+/**
+ * A Secret's `stringData` is write-only: on every write its keys are merged into `data`, base64
+ * encoded, over any value there, and it is never stored nor read back (k8s.io/api/core/v1
+ * types.go, Secret.StringData; pkg/apis/core/v1/conversion.go Convert_v1_Secret_To_core_Secret).
+ * So `kubectl apply` of a Secret written with stringData reports it `configured` each time: the
+ * live object never holds the stringData its last-applied configuration has (kubernetes#87736).
+ */
+export function foldSecretStringData(plural: string, obj: KubeObject): void {
+  if (plural !== 'secrets' || obj.stringData === undefined) return;
+  const strings = (obj.stringData ?? {}) as Record<string, string>;
+  const data = { ...((obj.data ?? {}) as Record<string, string>) };
+  for (const [key, value] of Object.entries(strings))
+    data[key] = Buffer.from(String(value), 'utf8').toString('base64');
+  obj.data = data;
+  delete obj.stringData;
+}

@@ -1,4 +1,5 @@
 /** Discovery documents (legacy, unaggregated), enough for client-go/kubectl and client-node. */
+import { openApiV3 } from './openapi.js';
 import { RESOURCES, apiVersionOf, type ResourceDef } from './resources.js';
 
 const SERVER_VERSION = {
@@ -63,6 +64,7 @@ function resourceEntries(defs: ResourceDef[]): unknown[] {
 /** The body for a discovery path, or undefined for 404. */
 export function discovery(path: string, serverAddress: string): unknown {
   if (path === '/version') return SERVER_VERSION;
+  if (path.startsWith('/openapi/v3')) return openApiV3(path);
   if (path === '/healthz' || path === '/livez' || path === '/readyz') return 'ok';
   if (path === '/api') {
     return {

@@ -20,6 +20,7 @@ import type { AddressInfo } from 'node:net';
 import type { Clock } from '../../clock.js';
 import { ApiError, errors } from './errors.js';
 import { discovery } from './discovery.js';
+import { loadFieldModels, parseFieldValidation } from './field-validation.js';
 import type { DeleteOptions, KubeApi } from './kube-api.js';
 import { patchTypeFromContentType } from './patch.js';
 import { apiVersionOf, type ResourceDef } from './resources.js';
@@ -252,6 +253,8 @@ export class KubeHttpServer {
     const dryRun = q.getAll('dryRun').includes('All');
     let verb = 'unknown';
     try {
+      const fieldValidation = parseFieldValidation(q.get('fieldValidation'));
+      if (fieldValidation === 'Strict') await loadFieldModels();
       const attrs = requestAttributes(method, r, q);
       const decision = this.authorizer?.authorize(user, attrs);
       if (decision && !decision.allowed) {
@@ -377,7 +380,7 @@ export class KubeHttpServer {
             code = 201;
           } else if (!name && !subresource) {
             verb = 'create';
-            body = this.api.create(who, def, ns, input, { dryRun });
+            body = this.api.create(who, def, ns, input, { dryRun, fieldValidation });
             code = 201;
           } else
             throw new ApiError(
@@ -401,7 +404,11 @@ export class KubeHttpServer {
             ns,
             name,
             await readJson(req, this.options.maxBodyBytes),
-            { dryRun, subresource: subresource === 'status' ? 'status' : undefined },
+            {
+              dryRun,
+              fieldValidation,
+              subresource: subresource === 'status' ? 'status' : undefined,
+            },
           );
           break;
         case 'PATCH': {
@@ -421,6 +428,7 @@ export class KubeHttpServer {
             );
           body = this.api.patch(who, def, ns, name, type, parseJson(raw), {
             dryRun,
+            fieldValidation,
             subresource: subresource === 'status' ? 'status' : undefined,
           });
           break;

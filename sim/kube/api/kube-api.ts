@@ -9,7 +9,7 @@ import type { Rng } from '../../rng.js';
 import { uuid } from '../ids.js';
 import { deepClone, isoTime, type KubeObject, type Pod } from '../types.js';
 import { AuditLog, type MutationVerb } from './audit.js';
-import { applyCreateDefaults, initialStatus } from './defaults.js';
+import { applyCreateDefaults, foldSecretStringData, initialStatus } from './defaults.js';
 import { ApiError, errors, successStatus, type StatusBody } from './errors.js';
 import { matchesFields, parseFieldSelector } from './field-selector.js';
 import { Deletion } from './deletion.js';
@@ -31,7 +31,19 @@ import {
   withoutMetaStatus,
 } from './object-utils.js';
 import { ObjectStore } from './store.js';
-import { validateCore, validateCustom, validateMeta, type SchemaFlavour } from './validation.js';
+import {
+  crdSchema,
+  validateCore,
+  validateCustom,
+  validateMeta,
+  type SchemaFlavour,
+} from './validation.js';
+import {
+  strictBodyError,
+  strictPatchError,
+  unknownFields,
+  type FieldValidation,
+} from './field-validation.js';
 
 export interface ListOptions {
   labelSelector?: string;
@@ -61,6 +73,8 @@ export interface WriteOptions {
   keepStatus?: boolean;
   /** Internal bookkeeping that should not show up as a separate audit entry. */
   silent?: boolean;
+  /** `?fieldValidation=`: Strict refuses fields the kind does not declare (field-validation.ts). */
+  fieldValidation?: FieldValidation;
 }
 
 export interface KubeApiOptions {
@@ -211,6 +225,8 @@ export class KubeApi {
     const t = target(def, meta.name);
     const audit = (code: number) => this.record(actor, 'create', def, options, obj, code);
     return audited(audit, 201, () => {
+      const unknown = this.strictUnknownFields(def, obj, options);
+      if (unknown.length) throw strictBodyError(def, unknown);
       if (def.namespaced && !this.store.peek('namespaces', undefined, ns as string)) {
         throw errors.notFound({ group: '', resource: 'namespaces', name: ns as string });
       }
@@ -223,6 +239,7 @@ export class KubeApi {
       obj.apiVersion = apiVersionOf(def);
       obj.kind = def.kind;
       applyCreateDefaults(def.plural, obj);
+      foldSecretStringData(def.plural, obj);
       if (def.subresources.includes('status') && !options.keepStatus) {
         const status = initialStatus(def.plural, obj);
         if (status === undefined) delete obj.status;
@@ -268,6 +285,8 @@ export class KubeApi {
         );
       }
       if (!existing) throw errors.notFound(target(def, name));
+      const unknown = this.strictUnknownFields(def, obj, options);
+      if (unknown.length) throw strictBodyError(def, unknown);
       const rv = obj.metadata?.resourceVersion;
       if (rv === undefined || rv === '') {
         if (def.custom) {
@@ -315,6 +334,8 @@ export class KubeApi {
         throw e;
       }
       const obj = asObject(patched, def);
+      const unknown = this.strictUnknownFields(def, obj, options);
+      if (unknown.length) throw strictPatchError(patch, unknown);
       const wanted = obj.metadata?.resourceVersion;
       if (wanted && wanted !== existing.metadata.resourceVersion)
         throw errors.conflict(target(def, name));
@@ -487,6 +508,11 @@ export class KubeApi {
 
   // ---- internals --------------------------------------------------------------------------
 
+  private strictUnknownFields(def: ResourceDef, obj: KubeObject, options: WriteOptions): string[] {
+    if (options.fieldValidation !== 'Strict') return [];
+    return unknownFields(def, obj, def.custom ? crdSchema(def, this.flavour) : undefined);
+  }
+
   private validate(def: ResourceDef, obj: KubeObject): KubeObject {
     const t = target(def, obj.metadata.name);
     const causes = [...validateMeta(def, obj), ...(def.custom ? [] : validateCore(def, obj))];
@@ -513,6 +539,7 @@ export class KubeApi {
       else next.status = deepClone(incoming.status);
     } else {
       next = deepClone(incoming);
+      foldSecretStringData(def.plural, next);
       next.apiVersion = existing.apiVersion;
       next.kind = existing.kind;
       if (hasStatus) {

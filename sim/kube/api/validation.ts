@@ -73,6 +73,11 @@ function compiledFor(def: ResourceDef, flavour: SchemaFlavour) {
   return hit;
 }
 
+/** A custom resource's openAPIV3Schema, as this schema flavour serves it. */
+export function crdSchema(def: ResourceDef, flavour: SchemaFlavour): Schema {
+  return compiledFor(def, flavour).schema;
+}
+
 /** Removes fields the schema does not declare (structural-schema pruning). */
 function prune(value: unknown, schema: Schema | undefined): unknown {
   if (!schema || value === null || typeof value !== 'object') return value;
