@@ -346,7 +346,8 @@ test(
       const podName = 'runner-medic-5f7c9d8b6-x2k4q';
       const env: Record<string, string> = {
         PATH: `${dirname(resolve('node_modules/.bin/node'))}:/usr/bin:/bin`,
-        HOME: mounts['/tmp'] as string,
+        // The node image's home for uid 1000, on the read-only root: nothing may be written there.
+        HOME: inImage('/home/node'),
         TMPDIR: mounts['/tmp'] as string,
       };
       for (const e of all(runtime, 'ENV')) {
@@ -371,6 +372,7 @@ test(
         GITHUB_API_URL: github.baseUrl,
       });
 
+      mkdirSync(env.HOME as string, { recursive: true });
       const before = snapshot(image);
       const [program, ...programArgs] = [...entrypoint, ...(container.args ?? cmd)];
       child = spawn(
@@ -399,8 +401,12 @@ test(
       };
       const probe = () => /GET {2}(http:\/\/127\.0\.0\.1:\d+)\/healthz/.exec(stderr)?.[1];
       await until('serve prints its banner', () => probe() !== undefined);
-      expect((await fetch(`${probe()}/healthz`)).status).toBe(200);
-      await until('serve is ready', async () => (await fetch(`${probe()}/readyz`)).status === 200);
+      // The Deployment's probes, on serve's probe port.
+      const liveness = `${probe()}${container.livenessProbe.httpGet.path}`;
+      const readiness = `${probe()}${container.readinessProbe.httpGet.path}`;
+      expect((await fetch(liveness)).status).toBe(200);
+      expect((await fetch(`${probe()}${container.startupProbe.httpGet.path}`)).status).toBe(200);
+      await until('serve is ready', async () => (await fetch(readiness)).status === 200);
       await until('serve takes the Lease', () => stdout.includes('took the Lease: acting'));
       const lease = () =>
         (
