@@ -9,6 +9,7 @@ import type { StatusCause } from './errors.js';
 import { loadCrd } from './crd-schemas.js';
 import { validateLabelKey, validateLabelValue } from './label-selector.js';
 import type { ResourceDef } from './resources.js';
+import { validateWorkload } from './workload-validation.js';
 import type { KubeObject } from '../types.js';
 
 export type SchemaFlavour = '0.9' | '0.13' | '0.15';
@@ -285,6 +286,7 @@ export function validateCore(def: ResourceDef, obj: KubeObject): StatusCause[] {
     }
   }
   if (def.group === 'rbac.authorization.k8s.io') causes.push(...validateRbac(def, obj));
+  causes.push(...validateWorkload(def, obj));
   if (def.plural === 'events') {
     const io = obj.involvedObject as { name?: string } | undefined;
     if (!io)
