@@ -104,6 +104,7 @@ interface EnvVar {
 }
 
 interface Container {
+  image: string;
   command?: string[];
   args?: string[];
   ports: { name: string; containerPort: number }[];
@@ -154,6 +155,14 @@ describe('the Dockerfile agrees with the manifests and serve', () => {
     expect(pkg.devDependencies.node).toMatch(/^\^24\./);
     expect(stages.length).toBeGreaterThan(0);
     for (const stage of stages) expect(stage.from).toMatch(/^node:24(-[a-z0-9-]+)?$/);
+  });
+
+  test("the manifests' image is this Dockerfile's, tagged with package.json's version", () => {
+    const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+    const { images } = manifest<{ images: { name: string; newTag?: string }[] }>(
+      'kustomization.yaml',
+    );
+    expect(images.find((i) => i.name === container.image)?.newTag).toBe(version);
   });
 
   test('it runs as a numeric non-root user, the one the Deployment runs as', () => {
