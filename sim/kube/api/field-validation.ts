@@ -36,12 +36,37 @@ export async function loadFieldModels(): Promise<void> {
   models ??= (await import('@kubernetes/client-node/dist/gen/models/all.js')) as Models;
 }
 
-/** The `fieldValidation` query parameter; anything else is a 400 as on the real server. */
-export function parseFieldValidation(value: string | null): FieldValidation | undefined {
-  if (value === null || value === '') return undefined;
+const OPTIONS_KIND: Record<string, string> = {
+  POST: 'CreateOptions',
+  PUT: 'UpdateOptions',
+  PATCH: 'PatchOptions',
+};
+
+/**
+ * The `fieldValidation` query parameter of a write; other verbs ignore it. An unknown value fails
+ * the request's options, as ValidateCreateOptions (and its Update and Patch siblings) does: 422.
+ */
+export function parseFieldValidation(
+  method: string,
+  value: string | null,
+): FieldValidation | undefined {
+  const kind = OPTIONS_KIND[method];
+  if (!kind || value === null || value === '') return undefined;
   if (value === 'Ignore' || value === 'Warn' || value === 'Strict') return value;
-  throw errors.badRequest(
-    `fieldValidation: Unsupported value: "${value}": supported values: "Ignore", "Strict", "Warn"`,
+  const message = `Unsupported value: "${value}": supported values: "Ignore", "Strict", "Warn"`;
+  return invalidOptions(kind, message);
+}
+
+function invalidOptions(kind: string, message: string): never {
+  throw new ApiError(
+    422,
+    'Invalid',
+    `${kind}.meta.k8s.io "" is invalid: fieldValidation: ${message}`,
+    {
+      group: 'meta.k8s.io',
+      kind,
+      causes: [{ reason: 'FieldValueNotSupported', field: 'fieldValidation', message }],
+    },
   );
 }
 

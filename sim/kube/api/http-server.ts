@@ -253,7 +253,7 @@ export class KubeHttpServer {
     const dryRun = q.getAll('dryRun').includes('All');
     let verb = 'unknown';
     try {
-      const fieldValidation = parseFieldValidation(q.get('fieldValidation'));
+      const fieldValidation = parseFieldValidation(method, q.get('fieldValidation'));
       if (fieldValidation === 'Strict') await loadFieldModels();
       const attrs = requestAttributes(method, r, q);
       const decision = this.authorizer?.authorize(user, attrs);

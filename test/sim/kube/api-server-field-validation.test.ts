@@ -97,8 +97,11 @@ test('fieldValidation=Strict: a create with an unknown field is a 400 that names
   });
   expect(twin.server.api.tryGet('deployments', NS, 'web')).toBeDefined();
 
+  // An unknown directive fails the request's options; a read ignores the parameter.
   const bogus = await twin.call('POST', `${path}?fieldValidation=Loose`, typo);
-  expect(bogus.status).toBe(400);
+  expect(bogus.status).toBe(422);
+  expect(bogus.body).toMatchObject({ reason: 'Invalid', details: { kind: 'CreateOptions' } });
+  expect((await twin.call('GET', `${path}?fieldValidation=Loose`)).status).toBe(200);
 });
 
 test('fieldValidation=Strict: a patch whose result has an unknown field is a 422 on `patch`', async () => {
