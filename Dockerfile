@@ -15,11 +15,14 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# No install scripts: the `node` dev dependency would download a second Node 24, and esbuild's
+# JavaScript launcher finds its platform binary without them. esbuild runs from node_modules/.bin,
+# not through npx, whose PATH would put that dependency's (empty) `node` first.
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json ./
 COPY functions ./functions
 COPY sim ./sim
-RUN npx esbuild functions/cli/entry.ts --bundle --platform=node --format=esm --target=node24 --packages=external --log-level=warning --outfile=build/entry.mjs
+RUN node_modules/.bin/esbuild functions/cli/entry.ts --bundle --platform=node --format=esm --target=node24 --packages=external --log-level=warning --outfile=build/entry.mjs
 
 FROM node:24-bookworm-slim AS deps
 WORKDIR /app

@@ -239,13 +239,14 @@ describe('the Dockerfile agrees with the manifests and serve', () => {
 // ---- the entrypoint as a process ---------------------------------------------------------------
 
 /** The build stage's esbuild command, its output sent to `outfile`. */
-function buildCommand(outfile: string): { args: string[]; output: string } {
-  const build = stages.flatMap((s) => all(s, 'RUN')).find((i) => i.args.startsWith('npx esbuild '));
+function buildCommand(outfile: string): { program: string; args: string[]; output: string } {
+  const build = stages.flatMap((s) => all(s, 'RUN')).find((i) => /^\S*esbuild /.test(i.args));
   if (!build) throw new Error('the Dockerfile builds no bundle with esbuild');
-  const words = build.args.split(/\s+/).slice(1);
+  const [program = '', ...words] = build.args.split(/\s+/);
   const output = words.find((w) => w.startsWith('--outfile='))?.slice('--outfile='.length);
   if (!output) throw new Error('the esbuild command names no --outfile');
   return {
+    program,
     args: words.map((w) => (w.startsWith('--outfile=') ? `--outfile=${outfile}` : w)),
     output,
   };
@@ -303,9 +304,10 @@ test(
     try {
       // The image: the build command's bundle, laid out by the runtime stage's COPY lines.
       const built = join(root, 'build', 'entry.mjs');
-      const { args, output } = buildCommand(built);
-      await promisify(execFile)('npx', args, { encoding: 'utf8' });
-      assembleImage(join(root, 'image'), built, output);
+      // From the repository, as from the build stage's WORKDIR with its npm ci.
+      const build = buildCommand(built);
+      await promisify(execFile)(build.program, build.args, { encoding: 'utf8' });
+      assembleImage(join(root, 'image'), built, build.output);
       const image = join(root, 'image');
       const inImage = (path: string) => join(image, path);
       // The pod's writable mounts: the store's volume and /tmp, owned by the pod's user.
