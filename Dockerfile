@@ -17,7 +17,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 # No install scripts: the `node` dev dependency would download a second Node 24, and esbuild's
 # JavaScript launcher finds its platform binary without them. esbuild runs from node_modules/.bin,
-# not through npx, whose PATH would put that dependency's (empty) `node` first.
+# not through npx, which would put that dependency's uninstalled `node` first on the PATH.
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json ./
 COPY functions ./functions
