@@ -31,10 +31,13 @@ interface SteadyWorldReport {
   registeredRunners: number;
   repositories: number;
   jobsPerHour: number;
+  /** Jobs runners took in the minutes measured (the warm-up's not counted). */
   jobsStarted: number;
   /** Simulated minutes played; per-hour figures are scaled to 60 when fewer. */
   minutesPlayed: number;
   perHour: PerHour;
+  /** [quiet]'s targets for this world's hour, and whether each figure is within its target. */
+  targets: Record<string, { target: number; value: number; within: boolean }>;
   /** The installation's calls per hour by route (ids folded to `N`), most first. */
   githubInstallationCallsByRoute: Record<string, number>;
   /** Kubernetes objects read per hour by request (namespaces and names folded), most first. */
@@ -100,6 +103,7 @@ async function playHour(
   const writes = world.store.writes;
   const writesByKind = new Map(world.store.writesByKind);
   const readsByKind = new Map(world.store.readsByKind);
+  const jobsBefore = world.jobsStarted;
   await world.play(minutes * 60_000, sweepEveryMs);
   const scale = 60 / minutes;
   const per = (n: number) => Math.round(n * scale);
@@ -108,28 +112,30 @@ async function playHour(
     k.audit.requests.slice(kube[c] ?? 0).filter((r) => r.by === 'runner-medic'),
   );
   const fns = Object.keys(world.invocations) as SteadyFunction[];
+  const perHour: PerHour = {
+    githubInstallationCalls: per(calls.filter((r) => r.by === 'runner-medic').length),
+    githubAppCalls: per(calls.filter((r) => r.by === 'app').length),
+    storeReads: per(world.store.reads - reads),
+    storeWrites: per(world.store.writes - writes),
+    kubeRequests: per(kubeRequests.length),
+    kubeObjectsRead: per(kubeRequests.reduce((sum, r) => sum + (r.objects ?? 0), 0)),
+    invocations: Object.fromEntries(fns.map((f) => [f, per(world.invocations[f])])) as Record<
+      SteadyFunction,
+      number
+    >,
+    busySeconds: Object.fromEntries(
+      fns.map((f) => [f, Math.round((world.busyMs[f] / 1000) * scale * 10) / 10]),
+    ) as Record<SteadyFunction, number>,
+  };
   return {
     runners: size.runners,
     registeredRunners: world.registeredRunners(),
     repositories: size.repositories,
     jobsPerHour: size.jobsPerHour,
-    jobsStarted: world.jobsStarted,
+    jobsStarted: world.jobsStarted - jobsBefore,
     minutesPlayed: minutes,
-    perHour: {
-      githubInstallationCalls: per(calls.filter((r) => r.by === 'runner-medic').length),
-      githubAppCalls: per(calls.filter((r) => r.by === 'app').length),
-      storeReads: per(world.store.reads - reads),
-      storeWrites: per(world.store.writes - writes),
-      kubeRequests: per(kubeRequests.length),
-      kubeObjectsRead: per(kubeRequests.reduce((sum, r) => sum + (r.objects ?? 0), 0)),
-      invocations: Object.fromEntries(fns.map((f) => [f, per(world.invocations[f])])) as Record<
-        SteadyFunction,
-        number
-      >,
-      busySeconds: Object.fromEntries(
-        fns.map((f) => [f, Math.round((world.busyMs[f] / 1000) * scale * 10) / 10]),
-      ) as Record<SteadyFunction, number>,
-    },
+    perHour,
+    targets: targetsOf(size, perHour),
     githubInstallationCallsByRoute: countBy(
       calls.filter((r) => r.by === 'runner-medic'),
       (r) => `${r.method} ${r.path.split('?')[0]?.replace(/\/\d+/g, '/N')}`,
@@ -144,6 +150,18 @@ async function playHour(
     storeWritesByKind: byKindSince(world.store.writesByKind, writesByKind, per),
     storeReadsByKind: byKindSince(world.store.readsByKind, readsByKind, per),
     errors: world.errors.slice(0, 10),
+  };
+}
+
+/** The issue's targets for an hour (jobs: the world's jobs an hour). */
+function targetsOf(size: SteadySize, perHour: PerHour): SteadyWorldReport['targets'] {
+  const check = (target: number, value: number) => ({ target, value, within: value <= target });
+  return {
+    githubInstallationCalls: check(250, perHour.githubInstallationCalls),
+    githubAppCalls: check(250, perHour.githubAppCalls),
+    storeWrites: check(10 * size.jobsPerHour + 1_000, perHour.storeWrites),
+    kubeObjectsRead: check(size.runners + 20 * size.jobsPerHour, perHour.kubeObjectsRead),
+    'busySeconds.reconcile': check(360, perHour.busySeconds.reconcile),
   };
 }
 
