@@ -486,8 +486,9 @@ export class ServeRuntime {
     const deps = this.deps;
     if (!deps || !this.elector?.canAct()) return;
     const now = this.options.clock.now();
-    const due = await deps.store.nextWake(now);
-    if (due !== null && due <= now) await this.wake();
+    // nextWake names only a wake-up still to come: what fell due is read as due.
+    const due = (await deps.store.dueWakes(now, 1)).length > 0;
+    if (due) await this.wake();
   }
 
   /** The engine's WakeScheduler: a timer on serve's clock. */

@@ -9,6 +9,7 @@
  * Also what only serve has: a path other than /webhook, and a body over the Function URL's 6 MiB.
  */
 import { randomUUID } from 'node:crypto';
+import { openSqliteStores } from '../../functions/adapters/store/sqlite-stores.js';
 import { asAppDelivery, examplesFor } from '../helpers/webhook-examples.js';
 import {
   IngressHarness,
@@ -256,4 +257,34 @@ test('a good delivery is accepted as the Function URL accepts it, and recorded f
     req.headers['x-github-delivery'] ?? '?',
   );
   expect(after.store['facts']?.length).toBeGreaterThan(before.store['facts']?.length ?? 0);
+});
+
+test('what the follower recorded is decided by the replica that leads next, on its wake poll', async () => {
+  const { clock, server, runtime } = serve;
+  const stores = openSqliteStores(serve.sqlitePath, clock);
+  try {
+    // The good delivery above left a wake-up for whoever leads, due a Lease duration later.
+    const recorded = await stores.facts.dueWakes(clock.now() + 60_000, 10);
+    expect(recorded.length).toBeGreaterThan(0);
+    const wakeRuns = async () =>
+      sample(
+        await (await fetch(`${serve.urls.probeUrl}/metrics`)).text(),
+        'EngineRun',
+        'trigger="wake"',
+      ) ?? 0;
+    expect(await wakeRuns()).toBe(0);
+
+    // The other replica releases the Lease (client-go's ReleaseOnCancel: no holder).
+    server.api.modify('admin', 'leases', 'runner-medic', 'runner-medic', (lease) => {
+      (lease.spec as { holderIdentity?: string | null }).holderIdentity = null;
+    });
+    const until = Math.max(...recorded.map((w) => w.at)) + 10_000;
+    while (clock.now() < until) await clock.advance(1000);
+
+    expect(runtime.status().leading).toBe(true);
+    expect(await wakeRuns()).toBeGreaterThan(0);
+    expect(await stores.facts.dueWakes(clock.now(), 10)).toEqual([]);
+  } finally {
+    stores.close();
+  }
 });
