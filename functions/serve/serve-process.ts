@@ -5,6 +5,12 @@
  * stderr. It runs until SIGTERM or SIGINT, then drains (ServeRuntime.drain: no more work, the
  * running action finished and its claim recorded, what was queued handed to the store, the Lease
  * released) and resolves 0.
+ *
+ * Two settings exist for tests only (test/serve/serve-leader-kill-process.test.ts), never for a
+ * deployment: RUNNER_MEDIC_TEST_HALT_BEFORE_RESULT=true makes the replica stop for good between
+ * its first action's effect and the record of its result (it says so on stdout, keeps its Lease
+ * renewed, and waits for the test's SIGKILL), and RUNNER_MEDIC_TEST_STALE_CLAIM_SECONDS shortens
+ * the time after which a claim without a result is re-checked (the engine's 120 s).
  */
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import type { LineWriter } from '../adapters/bus/stream-publisher.js';
@@ -41,6 +47,7 @@ export async function runServe(io: ServeProcessIo): Promise<number> {
       kubeconfig,
       out: io.out,
       verbose: io.env.RUNNER_MEDIC_VERBOSE === 'true',
+      ...testHooks(io),
     });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
@@ -65,4 +72,26 @@ export async function runServe(io: ServeProcessIo): Promise<number> {
   await runtime.drain();
   io.err('runner-medic serve: stopped\n');
   return 0;
+}
+
+/** The test-only settings (see the top of this file); none unless their variables are set. */
+function testHooks(io: ServeProcessIo): {
+  beforeResult?: (key: string) => Promise<void>;
+  staleClaimMs?: number;
+} {
+  const stale = Number(io.env.RUNNER_MEDIC_TEST_STALE_CLAIM_SECONDS);
+  return {
+    ...(io.env.RUNNER_MEDIC_TEST_HALT_BEFORE_RESULT === 'true'
+      ? {
+          beforeResult: async (key: string) => {
+            io.out.write(
+              `${JSON.stringify({ level: 'warn', message: 'test hook: halted before recording the result of an action', key })}\n`,
+            );
+            // Waits for the test's SIGKILL: the claim stays without a result.
+            await new Promise<never>(() => undefined);
+          },
+        }
+      : {}),
+    ...(Number.isFinite(stale) && stale > 0 ? { staleClaimMs: stale * 1000 } : {}),
+  };
 }

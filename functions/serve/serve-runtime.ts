@@ -71,6 +71,13 @@ export interface ServeRuntimeOptions {
   onAudit?: (detail: Record<string, unknown>) => void;
   /** Called between acting and publishing the audit event (a test's crash point). */
   afterAct?: EngineDeps['afterAct'];
+  /**
+   * Called between an action's effect and the record of its result (a test's crash point: a
+   * process stopped there leaves the claim without a result, for the next leader to re-check).
+   */
+  beforeResult?: (key: string) => void | Promise<void>;
+  /** How old a claim without a result must be before it is re-checked. @default the engine's */
+  staleClaimMs?: number;
   /** The informers' wait before reconnecting a watch that ended cleanly. @default on `timers` */
   reconnectDelay?: (ms: number) => Promise<void>;
   /** Log lines too (default: warnings only, and audit events). */
@@ -211,6 +218,7 @@ export class ServeRuntime {
       log: this.log,
       metrics: this.metrics.engine(),
       ...(options.afterAct ? { afterAct: options.afterAct } : {}),
+      ...(options.staleClaimMs !== undefined ? { staleClaimMs: options.staleClaimMs } : {}),
     };
   }
 
@@ -362,14 +370,22 @@ export class ServeRuntime {
   /** Every claim asks the elector first. */
   private guarded(store: FactsStore): FactsStore {
     const elector = () => this.elector;
+    const { beforeResult } = this.options;
     return new Proxy(store, {
       get(target, property, receiver) {
         const value: unknown = Reflect.get(target, property, receiver);
         if (typeof value !== 'function') return value;
+        const call = (args: unknown[]) =>
+          (value as (...a: unknown[]) => unknown).apply(target, args);
         if (property === 'claimAction')
           return (...args: unknown[]) => {
             if (!elector()?.canAct()) throw new NotLeaderError();
-            return (value as (...a: unknown[]) => unknown).apply(target, args);
+            return call(args);
+          };
+        if (property === 'finishAction' && beforeResult)
+          return async (...args: unknown[]) => {
+            await beforeResult(String(args[0]));
+            return call(args);
           };
         return (value as (...a: unknown[]) => unknown).bind(target);
       },

@@ -7,21 +7,13 @@
  * - Two replicas: exactly one holds the Lease; SIGKILL it, and the other takes the Lease once
  *   it expires (short Lease durations; waits are bounded in count, each on a condition).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SimClock } from '../../sim/clock.js';
 import { SimCluster } from '../../sim/kube/cluster.js';
-
-interface Replica {
-  name: string;
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
+import { kill, leads, startReplica as start, until } from './serve-children.js';
 
 interface LeaseSpec {
   holderIdentity?: string | null;
@@ -30,8 +22,6 @@ interface LeaseSpec {
 }
 
 const CHILD_TIMEOUT = 240_000;
-/** How many times a wait looks at its condition, 250 ms apart, before it fails. */
-const LOOKS = 240;
 
 let dir: string;
 let cluster: SimCluster;
@@ -73,51 +63,13 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function startReplica(name: string): Replica {
-  const child = spawn('node_modules/.bin/node', ['functions/cli/runner-medic.mjs', 'serve'], {
-    env: { ...process.env, ...env, POD_NAME: name },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // Its own process group: SIGKILL takes the launcher, tsx and serve's node at once, as the
-    // kubelet's SIGKILL takes the container.
-    detached: true,
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal })),
-  );
-  return { name, child, stdout: () => stdout, stderr: () => stderr, exited };
-}
-
-/** Looks at `condition` up to LOOKS times; fails with `what` (and the replicas' output). */
-async function until(what: string, condition: () => boolean, replicas: Replica[]): Promise<void> {
-  for (let look = 0; look < LOOKS; look++) {
-    if (condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(
-    `${what}: not after ${LOOKS} looks\n${replicas.map((r) => `--- ${r.name}\n${r.stderr()}\n${r.stdout()}`).join('\n')}`,
-  );
-}
+const startReplica = (name: string) => start(name, env);
 
 function lease(): LeaseSpec | undefined {
   const object = cluster.api.tryGet('leases', 'runner-medic', 'runner-medic') as
     { spec?: LeaseSpec } | undefined;
   return object?.spec;
 }
-
-/** SIGKILL to the replica's whole process group. */
-function kill(replica: Replica): void {
-  try {
-    if (replica.child.pid) process.kill(-replica.child.pid, 'SIGKILL');
-  } catch {
-    // Already gone.
-  }
-}
-
-const leads = (r: Replica) => r.stdout().includes('"message":"took the Lease: acting"');
 
 test(
   'SIGTERM: the replica drains, releases the Lease and exits 0',
