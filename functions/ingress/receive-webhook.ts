@@ -172,7 +172,7 @@ async function claimAndPublish(
     await deps.publisher.publish([observationEvent(observation)]);
   } catch (error) {
     try {
-      await deps.ledger.release(deliveryId);
+      await deps.ledger.release(record);
     } catch (releaseError) {
       return serverError(deliveryId, 'publish-failed', new AggregateError([error, releaseError]));
     }
@@ -181,7 +181,7 @@ async function claimAndPublish(
 
   let markError: unknown;
   try {
-    await deps.ledger.markPublished(deliveryId, nowSeconds);
+    await deps.ledger.markPublished(record, nowSeconds);
   } catch (error) {
     // Published but still pending in the ledger: the sweep publishes it once more, which the
     // engine absorbs (the bus is at-least-once anyway). Not a reason to make GitHub redeliver.

@@ -53,10 +53,10 @@ export async function republishUnpublishedDeliveries(
       try {
         await publisher.publish([observationEvent(delivery.observation)]);
       } catch (error) {
-        await ledger.release(deliveryId);
+        await ledger.release(delivery);
         throw error;
       }
-      await ledger.markPublished(deliveryId, nowSeconds);
+      await ledger.markPublished(delivery, nowSeconds);
       result.published.push(deliveryId);
     } catch (error) {
       result.failed.push({ deliveryId, error });

@@ -12,6 +12,9 @@ export interface DeliveryRecord {
   expiresAt: number;
 }
 
+/** Names one claimed delivery: its id, and the digest of its body (a store may key on either). */
+export type DeliveryRef = Pick<DeliveryRecord, 'deliveryId' | 'bodyDigest'>;
+
 /** A delivery claimed but not (yet) published, as the sweep finds it. */
 export interface PendingDelivery extends DeliveryRecord {
   /** Epoch seconds when it was first received. */
@@ -48,9 +51,9 @@ export interface DeliveryLedger {
   /** Claims the delivery (and its body digest) for `leaseSeconds`; see ClaimOutcome. */
   claim(record: DeliveryRecord, nowSeconds: number, leaseSeconds: number): Promise<ClaimOutcome>;
   /** Records that the delivery reached the bus; it is no longer pending. */
-  markPublished(deliveryId: string, nowSeconds: number): Promise<void>;
+  markPublished(delivery: DeliveryRef, nowSeconds: number): Promise<void>;
   /** Gives up the lease of an unpublished claim, so a redelivery or the sweep can take it now. */
-  release(deliveryId: string): Promise<void>;
+  release(delivery: DeliveryRef): Promise<void>;
   /** Whether a live claim exists: the delivery reached runner-medic (published or pending). */
   isClaimed(deliveryId: string, nowSeconds: number): Promise<boolean>;
   /** Up to `limit` pending deliveries first received at or before `receivedBefore` (seconds). */

@@ -2,6 +2,7 @@ import type {
   ClaimOutcome,
   DeliveryLedger,
   DeliveryRecord,
+  DeliveryRef,
   PendingDelivery,
 } from '../../functions/ports/delivery-ledger.js';
 
@@ -43,12 +44,12 @@ export class MemoryLedger implements DeliveryLedger {
     return { status: 'claimed' };
   }
 
-  async markPublished(deliveryId: string): Promise<void> {
+  async markPublished({ deliveryId }: DeliveryRef): Promise<void> {
     const claim = this.claims.get(deliveryId);
     if (claim) claim.published = true;
   }
 
-  async release(deliveryId: string): Promise<void> {
+  async release({ deliveryId }: DeliveryRef): Promise<void> {
     const claim = this.claims.get(deliveryId);
     if (claim && !claim.published) claim.claimedAt = 0;
   }

@@ -6,6 +6,7 @@ import type {
   ClaimOutcome,
   DeliveryLedger,
   DeliveryRecord,
+  DeliveryRef,
   PendingDelivery,
 } from '../../ports/delivery-ledger.js';
 import { StoreError } from '../../ports/delivery-ledger.js';
@@ -18,16 +19,24 @@ import { deliveryIdOf, deliveryKey } from './table-schema.js';
  * receipt to publication (seconds), so the index partition stays small.
  */
 const PENDING = 'DELIVERY-PENDING';
-const bodyKey = (digest: string) => ({ pk: `DELIVERY-BODY#${digest}`, sk: 'DELIVERY-BODY' });
 
 /**
- * Delivery dedupe on DynamoDB without transactions (dynalite has none): three writes a delivery.
- * The body claim, then the delivery claim, which is the intent (pending, with its observation)
- * and is in the store before anything is published; after publication one write sets
- * `published` and takes it out of the pending index. A crash after the body claim leaves
- * nothing pending: the delivery failed at GitHub, the sweep finds it unclaimed and asks GitHub
- * for it again (the body claim lets the same id through). A crash after the delivery claim
+ * One item a delivery, keyed by its body's digest: the same signed body under any delivery id
+ * is one claim. `rn` (the sparse `byRunnerName` index, its keys prefixed) finds it by delivery
+ * id, for the sweep's look at GitHub's deliveries.
+ */
+const claimKey = (digest: string) => ({ pk: `DELIVERY-BODY#${digest}`, sk: 'DELIVERY' });
+const byIdKey = (deliveryId: string) => `DELIVERY#${deliveryId}`;
+
+/**
+ * Delivery dedupe on DynamoDB without transactions (dynalite has none): two writes a delivery.
+ * The claim is the intent (pending, with its observation), in the store before anything is
+ * published, and it holds the body, so a replay under another id finds it; after publication
+ * one write sets `published` and takes it out of the pending index. A crash after the claim
  * leaves it pending, and the sweep publishes it.
+ *
+ * Until 2026-12 a delivery was two items (`DELIVERY#<id>` and a body claim). A delivery the older
+ * webhook left pending is moved to the new item when the sweep lists it.
  */
 export class DynamoDeliveryLedger implements DeliveryLedger {
   constructor(
@@ -42,56 +51,78 @@ export class DynamoDeliveryLedger implements DeliveryLedger {
   ): Promise<ClaimOutcome> {
     const { deliveryId } = record;
     try {
-      const bodyHolder = await this.claimBody(record, nowSeconds);
-      if (bodyHolder !== deliveryId)
-        return { status: 'duplicate', reason: 'same-body', original: bodyHolder };
-      if (await this.claimDelivery(record, nowSeconds, leaseSeconds)) return { status: 'claimed' };
-      const existing = await this.read(deliveryId);
+      if (await this.putClaim(record, nowSeconds, nowSeconds)) return { status: 'claimed' };
+      const existing = await this.read(record);
+      const holder = existing?.deliveryId;
+      if (holder !== deliveryId)
+        return {
+          status: 'duplicate',
+          reason: 'same-body',
+          original: typeof holder === 'string' ? holder : 'unknown',
+        };
       if (existing?.published === true) return { status: 'duplicate', reason: 'published' };
+      if (await this.takeOver(record, nowSeconds, leaseSeconds)) return { status: 'claimed' };
       return { status: 'duplicate', reason: 'in-flight' };
     } catch (error) {
       throw new StoreError(`could not claim delivery ${deliveryId}`, { cause: error });
     }
   }
 
-  async markPublished(deliveryId: string, nowSeconds: number): Promise<void> {
+  async markPublished(delivery: DeliveryRef, nowSeconds: number): Promise<void> {
     try {
       await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: deliveryKey(deliveryId),
+          Key: claimKey(delivery.bodyDigest),
           UpdateExpression: 'SET published = :true, publishedAt = :now REMOVE pend',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':true': true, ':now': nowSeconds },
+          ConditionExpression: 'deliveryId = :id',
+          ExpressionAttributeValues: {
+            ':true': true,
+            ':now': nowSeconds,
+            ':id': delivery.deliveryId,
+          },
         }),
       );
     } catch (error) {
-      throw new StoreError(`could not mark delivery ${deliveryId} published`, { cause: error });
+      throw new StoreError(`could not mark delivery ${delivery.deliveryId} published`, {
+        cause: error,
+      });
     }
   }
 
-  async release(deliveryId: string): Promise<void> {
+  async release(delivery: DeliveryRef): Promise<void> {
     try {
       await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: deliveryKey(deliveryId),
+          Key: claimKey(delivery.bodyDigest),
           UpdateExpression: 'SET claimedAt = :zero',
-          ConditionExpression: 'attribute_exists(pk) AND published = :false',
-          ExpressionAttributeValues: { ':zero': 0, ':false': false },
+          ConditionExpression: 'deliveryId = :id AND published = :false',
+          ExpressionAttributeValues: { ':zero': 0, ':false': false, ':id': delivery.deliveryId },
         }),
       );
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return;
-      throw new StoreError(`could not release delivery ${deliveryId}`, { cause: error });
+      throw new StoreError(`could not release delivery ${delivery.deliveryId}`, { cause: error });
     }
   }
 
   async isClaimed(deliveryId: string, nowSeconds: number): Promise<boolean> {
     try {
-      const item = await this.read(deliveryId);
-      const expiresAt = item?.expiresAt;
-      return typeof expiresAt === 'number' && expiresAt >= nowSeconds;
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: 'byRunnerName',
+          KeyConditionExpression: 'rn = :id',
+          ExpressionAttributeValues: { ':id': byIdKey(deliveryId) },
+        }),
+      );
+      if ((page.Items ?? []).some((i) => Number(i.expiresAt) >= nowSeconds)) return true;
+      // A delivery the webhook claimed before deliveries became one item.
+      const legacy = await this.client.send(
+        new GetCommand({ TableName: this.tableName, Key: deliveryKey(deliveryId) }),
+      );
+      return Number(legacy.Item?.expiresAt ?? 0) >= nowSeconds;
     } catch (error) {
       throw new StoreError(`could not read delivery ${deliveryId}`, { cause: error });
     }
@@ -120,7 +151,9 @@ export class DynamoDeliveryLedger implements DeliveryLedger {
         );
         for (const item of page.Items ?? []) {
           const pending = pendingFromItem(item);
-          if (pending) found.push(pending);
+          if (!pending) continue;
+          if (deliveryIdOf(String(item.pk)) !== null) await this.moveLegacy(pending);
+          found.push(pending);
           if (found.length >= limit) return found;
         }
         startKey = page.LastEvaluatedKey;
@@ -131,57 +164,28 @@ export class DynamoDeliveryLedger implements DeliveryLedger {
     }
   }
 
-  /** Claims the body digest for this delivery id; returns the delivery id that holds it. */
-  private async claimBody(record: DeliveryRecord, nowSeconds: number): Promise<string> {
-    try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: {
-            ...bodyKey(record.bodyDigest),
-            type: 'delivery-body',
-            deliveryId: record.deliveryId,
-            expiresAt: record.expiresAt,
-          },
-          ConditionExpression: 'attribute_not_exists(pk) OR expiresAt < :now OR deliveryId = :id',
-          ExpressionAttributeValues: { ':now': nowSeconds, ':id': record.deliveryId },
-        }),
-      );
-      return record.deliveryId;
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      const holder = await this.client.send(
-        new GetCommand({
-          TableName: this.tableName,
-          Key: bodyKey(record.bodyDigest),
-          ConsistentRead: true,
-        }),
-      );
-      const id: unknown = holder.Item?.deliveryId;
-      return typeof id === 'string' ? id : 'unknown';
-    }
-  }
-
-  /** A new claim, or the take-over of an unpublished one whose lease ran out. */
-  private async claimDelivery(
+  /** Writes a new claim, or one over an expired item; false when a live one holds the body. */
+  private async putClaim(
     record: DeliveryRecord,
     nowSeconds: number,
-    leaseSeconds: number,
+    receivedAt: number,
   ): Promise<boolean> {
     try {
       await this.client.send(
         new PutCommand({
           TableName: this.tableName,
           Item: {
-            ...deliveryKey(record.deliveryId),
+            ...claimKey(record.bodyDigest),
             type: 'delivery',
+            deliveryId: record.deliveryId,
+            rn: byIdKey(record.deliveryId),
             event: record.event,
             kind: record.observation.kind,
             observation: record.observation,
             bodyDigest: record.bodyDigest,
             published: false,
             pend: PENDING,
-            receivedAt: nowSeconds,
+            receivedAt,
             claimedAt: nowSeconds,
             expiresAt: record.expiresAt,
           },
@@ -191,17 +195,27 @@ export class DynamoDeliveryLedger implements DeliveryLedger {
       );
       return true;
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
     }
+  }
+
+  /** Takes over this delivery's unpublished claim whose lease ran out. */
+  private async takeOver(
+    record: DeliveryRecord,
+    nowSeconds: number,
+    leaseSeconds: number,
+  ): Promise<boolean> {
     try {
       await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: deliveryKey(record.deliveryId),
+          Key: claimKey(record.bodyDigest),
           UpdateExpression: 'SET claimedAt = :now',
           ConditionExpression:
-            'published = :false AND claimedAt <= :leaseEnded AND expiresAt >= :now',
+            'deliveryId = :id AND published = :false AND claimedAt <= :leaseEnded AND expiresAt >= :now',
           ExpressionAttributeValues: {
+            ':id': record.deliveryId,
             ':false': false,
             ':now': nowSeconds,
             ':leaseEnded': nowSeconds - leaseSeconds,
@@ -215,11 +229,27 @@ export class DynamoDeliveryLedger implements DeliveryLedger {
     }
   }
 
-  private async read(deliveryId: string): Promise<Record<string, unknown> | undefined> {
+  /**
+   * Moves a delivery the older webhook left pending (`DELIVERY#<id>`) to its one item: the new
+   * claim first, released so it can be taken at once, then the old item leaves the pending index.
+   * A crash between the two repeats both, harmlessly.
+   */
+  private async moveLegacy(pending: PendingDelivery): Promise<void> {
+    await this.putClaim(pending, 0, pending.receivedAt);
+    await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: deliveryKey(pending.deliveryId),
+        UpdateExpression: 'REMOVE pend',
+      }),
+    );
+  }
+
+  private async read(record: DeliveryRef): Promise<Record<string, unknown> | undefined> {
     const result = await this.client.send(
       new GetCommand({
         TableName: this.tableName,
-        Key: deliveryKey(deliveryId),
+        Key: claimKey(record.bodyDigest),
         ConsistentRead: true,
       }),
     );
@@ -229,7 +259,8 @@ export class DynamoDeliveryLedger implements DeliveryLedger {
 
 function pendingFromItem(item: Record<string, unknown>): PendingDelivery | undefined {
   const { event, observation, bodyDigest, expiresAt, receivedAt } = item;
-  const deliveryId = deliveryIdOf(String(item.pk));
+  const deliveryId =
+    typeof item.deliveryId === 'string' ? item.deliveryId : deliveryIdOf(String(item.pk));
   if (
     deliveryId === null ||
     typeof event !== 'string' ||

@@ -3,6 +3,7 @@ import type {
   ClaimOutcome,
   DeliveryLedger,
   DeliveryRecord,
+  DeliveryRef,
   PendingDelivery,
 } from '../../ports/delivery-ledger.js';
 import { StoreError } from '../../ports/delivery-ledger.js';
@@ -67,7 +68,7 @@ export class SqliteDeliveryLedger implements DeliveryLedger {
     );
   }
 
-  async markPublished(deliveryId: string, nowSeconds: number): Promise<void> {
+  async markPublished({ deliveryId }: DeliveryRef, nowSeconds: number): Promise<void> {
     this.db.transaction(`mark delivery ${deliveryId} published`, () => {
       const { changes } = this.db
         .statement('UPDATE deliveries SET published = 1, published_at = ? WHERE delivery_id = ?')
@@ -79,7 +80,7 @@ export class SqliteDeliveryLedger implements DeliveryLedger {
     });
   }
 
-  async release(deliveryId: string): Promise<void> {
+  async release({ deliveryId }: DeliveryRef): Promise<void> {
     this.db.transaction(`release delivery ${deliveryId}`, () => {
       this.db
         .statement('UPDATE deliveries SET claimed_at = 0 WHERE delivery_id = ? AND published = 0')

@@ -55,7 +55,7 @@ export function wakeOf(sortKey: string, data: unknown): DueWake {
  * The global secondary indexes the engine's joins use (all project every attribute; all sparse:
  * an item is in an index only when it carries that index's key):
  * - `byRunnerName` (`rn`, `sk`): a job by the runner it ran on; a runner's losses, warnings, cached
- *   job fields, registration and the actions on it.
+ *   job fields, registration and the actions on it; a webhook delivery by its id (`DELIVERY#…`).
  * - `byRun` (`run`, `sk`): a run's jobs, its run records and its re-run / cancel intents.
  * - `byGroup` (`grp`, `sk`): an owner's queued jobs (`QUEUED#…`), an owner's registrations
  *   (`REGS#…`), the owners with jobs (`OWNERS`), a cluster's node signals (`SIGNALS#…`).

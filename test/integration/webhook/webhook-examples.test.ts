@@ -29,9 +29,7 @@ describe('github-webhook with every workflow_job example from @octokit/webhooks-
       expect(published).toHaveLength(1);
       expect(published[0]?.Source).toBe('runner-medic');
       expect(published[0]?.EventBusName).toBe('runner-medic-test');
-      const stored = (await harness.storedItems()).find(
-        (item) => item.pk === `DELIVERY#${deliveryId}`,
-      );
+      const stored = (await harness.storedItems()).find((item) => item.deliveryId === deliveryId);
       expect(stored?.observation).toEqual(JSON.parse(published[0]?.Detail ?? 'null'));
     },
   );

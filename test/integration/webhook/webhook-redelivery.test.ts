@@ -47,7 +47,7 @@ describe('github-webhook deduplication and redelivery', () => {
     expect(publishedFor('dup-2')).toHaveLength(0);
     expect(publishedFor('dup-3')).toHaveLength(0);
     const stored = await harness.storedItems();
-    expect(stored.filter((i) => i.sk === 'dup-2' || i.pk === 'DELIVERY#dup-2')).toEqual([]);
+    expect(stored.filter((i) => i.sk === 'dup-2' || i.deliveryId === 'dup-2')).toEqual([]);
   });
 
   it('processes a delivery id again once its claim has expired', async () => {
@@ -69,9 +69,9 @@ describe('github-webhook deduplication and redelivery', () => {
     expect(failed.statusCode).toBe(500);
     expect(failed.body).toMatchObject({ status: 'error', deliveryId: 'pub-1' });
     const stored = await harness.storedItems();
-    expect(stored.find((item) => item.pk === 'DELIVERY#pub-1')).toMatchObject({ published: false });
+    expect(stored.find((item) => item.deliveryId === 'pub-1')).toMatchObject({ published: false });
     expect(
-      stored.some((item) => item.pk === 'DELIVERY#pub-1' && item.pend === 'DELIVERY-PENDING'),
+      stored.some((item) => item.deliveryId === 'pub-1' && item.pend === 'DELIVERY-PENDING'),
     ).toBe(true);
 
     harness.eventBridge.options = {};
@@ -79,9 +79,9 @@ describe('github-webhook deduplication and redelivery', () => {
     expect(redelivered.body.status).toBe('accepted');
     expect(publishedFor('pub-1')).toHaveLength(1);
     const after = await harness.storedItems();
-    expect(after.find((item) => item.pk === 'DELIVERY#pub-1')).toMatchObject({ published: true });
+    expect(after.find((item) => item.deliveryId === 'pub-1')).toMatchObject({ published: true });
     expect(
-      after.some((item) => item.pk === 'DELIVERY#pub-1' && item.pend === 'DELIVERY-PENDING'),
+      after.some((item) => item.deliveryId === 'pub-1' && item.pend === 'DELIVERY-PENDING'),
     ).toBe(false);
   });
 
@@ -116,7 +116,7 @@ describe('github-webhook deduplication and redelivery', () => {
     expect(result.statusCode).toBe(500);
     expect(publishedFor('partial-2')).toHaveLength(0);
     const stored = await harness.storedItems();
-    expect(stored.some((i) => i.pk === 'DELIVERY#partial-2' && i.pend === 'DELIVERY-PENDING')).toBe(
+    expect(stored.some((i) => i.deliveryId === 'partial-2' && i.pend === 'DELIVERY-PENDING')).toBe(
       true,
     );
   });

@@ -199,7 +199,7 @@ describe('github-webhook under random input (property)', () => {
 
           expect(result.statusCode).toBeLessThan(500);
           const stored = (await harness.storedItems()).some(
-            (item) => item.pk === `DELIVERY#${deliveryId}`,
+            (item) => item.deliveryId === deliveryId,
           );
           const validlySigned =
             method === 'POST' &&

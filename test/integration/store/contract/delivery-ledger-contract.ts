@@ -47,7 +47,7 @@ export function describeDeliveryLedgerContract(
 
       expect((await ledger.listUnpublished(1_000, 10)).map((d) => d.deliveryId)).toContain('d-2');
       expect((await ledger.listUnpublished(999, 10)).map((d) => d.deliveryId)).not.toContain('d-2');
-      await ledger.markPublished('d-2', 1_001);
+      await ledger.markPublished(record('d-2'), 1_001);
 
       expect((await ledger.listUnpublished(1_500, 10)).map((d) => d.deliveryId)).not.toContain(
         'd-2',
@@ -69,7 +69,7 @@ export function describeDeliveryLedgerContract(
       expect(await ledger.claim(record('d-3'), 1_061, LEASE)).toMatchObject({
         reason: 'in-flight',
       });
-      await ledger.release('d-3');
+      await ledger.release(record('d-3'));
       expect(await ledger.claim(record('d-3'), 1_062, LEASE)).toEqual({ status: 'claimed' });
     });
 
@@ -97,16 +97,16 @@ export function describeDeliveryLedgerContract(
 
     it('keeps a taken-over or released claim pending from its first receipt, until published', async () => {
       await ledger.claim(record('d-6'), 1_000, LEASE);
-      await ledger.release('d-6');
+      await ledger.release(record('d-6'));
       expect(await ledger.claim(record('d-6'), 1_010, LEASE)).toEqual({ status: 'claimed' });
       const pending = (await ledger.listUnpublished(1_000, 100)).find(
         (d) => d.deliveryId === 'd-6',
       );
       expect(pending).toEqual({ ...record('d-6'), receivedAt: 1_000 });
 
-      await ledger.markPublished('d-6', 1_011);
+      await ledger.markPublished(record('d-6'), 1_011);
       // Released after publication, it stays published.
-      await ledger.release('d-6');
+      await ledger.release(record('d-6'));
       expect(await ledger.claim(record('d-6'), 1_200, LEASE)).toEqual({
         status: 'duplicate',
         reason: 'published',
@@ -122,7 +122,7 @@ export function describeDeliveryLedgerContract(
     });
 
     it('refuses to mark published a delivery never claimed', async () => {
-      await expect(ledger.markPublished('d-never', 1_000)).rejects.toThrow(StoreError);
+      await expect(ledger.markPublished(record('d-never'), 1_000)).rejects.toThrow(StoreError);
     });
   });
 }
