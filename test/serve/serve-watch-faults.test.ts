@@ -199,9 +199,13 @@ test('a cursor too old for the history (410 Gone) relists once: the changes arri
   const expected = changeWhileDown();
   // etcd compacted past every cursor: the watch cache answers the resumed watches 410 Expired.
   server.store.compact();
+  const compacted = server.store.oldestResumableRv();
   await clock.advance(1000);
 
   await until('every change arrives', () => seen.length >= expected.length);
+  await until('every informer relisted', () =>
+    observer.status().every((i) => Number(i.resourceVersion) >= compacted),
+  );
   await until('the informers are answered again', () => observer.synced());
   const requests = requestsSince(from);
   // One list per informer, each after its watch was answered 410.
