@@ -35,7 +35,8 @@ const HELP = `runner-medic: rescues GitHub Actions jobs whose ARC runner pods di
 Usage: runner-medic <command> [options]
 
 Commands:
-  doctor      Checks the set-up: configuration, the GitHub App, each cluster, events.
+  doctor      Checks the set-up: configuration, the GitHub App, each cluster, events;
+              or, with --in-cluster, a serve deployment from inside one of its pods.
               Exit code 0 healthy, 1 findings, 2 something could not be reached.
   rescue      Decides now for one job, run or runner, with the engine's rules, policy and
               guardrails; prints what it would do and why; acts only with --yes.
@@ -59,6 +60,14 @@ doctor options:
   --queued-minutes <n>  A job queued longer than this is a finding (default 15).
   --repo <owner/name> Look for queued jobs in this repository (repeatable; default: every
                       repository the App is installed on).
+  --in-cluster        Check runner-medic serve from inside one of its pods, with serve's
+                      environment and the pod's credentials:
+                        kubectl -n runner-medic exec deploy/runner-medic --
+                          node /app/functions/cli/entry.mjs doctor --in-cluster
+                      the Lease (held, fresh, who leads), the local replica's /readyz
+                      (informers synced, store open), the store's volume (folder writable,
+                      database opens, free space) and, by SelfSubjectAccessReview, every call
+                      serve makes. Takes --json only.
   -h, --help          Prints this text.
 
 rescue <job URL | run URL | cluster/namespace/runner> options:
@@ -133,12 +142,13 @@ export function stageEnvironment(
   };
 }
 
-async function doctor(args: string[], io: CliIo): Promise<number> {
+async function doctor(args: string[], io: CliIo, seams: CliSeams): Promise<number> {
   const { values } = parseArgs({
     args,
     options: {
       ...COMMON_OPTIONS,
       sandbox: { type: 'boolean', default: false },
+      'in-cluster': { type: 'boolean', default: false },
       'queued-minutes': { type: 'string' },
       repo: { type: 'string', multiple: true },
     },
@@ -157,6 +167,16 @@ async function doctor(args: string[], io: CliIo): Promise<number> {
     throw new UsageError('--queued-minutes: a whole number of minutes above 0');
   for (const repo of values.repo ?? [])
     if (!/^[\w.-]+\/[\w.-]+$/.test(repo)) throw new UsageError(`--repo: not owner/name: ${repo}`);
+  if (values['in-cluster']) {
+    const others = ['sandbox', 'stage', 'queued-minutes', 'repo'] as const;
+    const given = others.filter((o) => values[o] !== undefined && values[o] !== false);
+    if (given.length > 0)
+      throw new UsageError(`--in-cluster takes only --json (not --${given.join(', --')})`);
+    const { runInClusterDoctor } = await import('../doctor/in-cluster-checks.js');
+    const checks = await runInClusterDoctor({ env: io.env, clock: seams.clock ?? systemClock });
+    printDoctorReport(checks, values.json, io);
+    return exitCodeOf(checks);
+  }
 
   let env = values.stage ? stageEnvironment(io.env, values.stage) : io.env;
   let clock: Clock = systemClock;
@@ -188,10 +208,12 @@ async function doctor(args: string[], io: CliIo): Promise<number> {
   } finally {
     await stop?.();
   }
-  io.out(
-    values.json ? `${JSON.stringify(reportOf(checks), null, 2)}\n` : `${formatTable(checks)}\n`,
-  );
+  printDoctorReport(checks, values.json, io);
   return exitCodeOf(checks);
+}
+
+function printDoctorReport(checks: CheckResult[], json: boolean, io: CliIo): void {
+  io.out(json ? `${JSON.stringify(reportOf(checks), null, 2)}\n` : `${formatTable(checks)}\n`);
 }
 
 async function serveCommand(args: string[], io: CliIo): Promise<number> {
@@ -232,7 +254,10 @@ async function serveCommand(args: string[], io: CliIo): Promise<number> {
 /** What tests replace: the engine the functions would build from the environment. */
 export interface CliSeams {
   engine?: (env: Record<string, string | undefined>, clock: Clock) => Promise<EngineDeps>;
-  /** The engine's clock (a scenario's simulated clock in tests). @default the system clock */
+  /**
+   * The engine's clock, and `doctor --in-cluster`'s (a scenario's simulated clock in tests).
+   * @default the system clock
+   */
   clock?: Clock;
 }
 
@@ -383,7 +408,7 @@ export async function runCli(argv: string[], io: CliIo, seams: CliSeams = {}): P
         io.out(HELP);
         return 0;
       case 'doctor':
-        return await doctor(rest, io);
+        return await doctor(rest, io, seams);
       case 'rescue':
         return await rescueCommand(rest, io, seams);
       case 'replay':

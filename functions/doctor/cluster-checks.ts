@@ -50,7 +50,8 @@ export interface ClusterSnapshot {
   nodes: V1Node[];
 }
 
-function withTimeout<T>(call: Promise<T>, what: string): Promise<T> {
+/** `call`, or an `unavailable` error once it has not answered within 10 s. */
+export function withTimeout<T>(call: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
@@ -73,18 +74,27 @@ function time(value: string | Date | undefined): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
-function kubeStatus(error: unknown): number | undefined {
+/** The HTTP status of a client-node ApiException, if it is one. */
+export function kubeStatus(error: unknown): number | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'number' ? code : undefined;
+}
+
+/** What one SelfSubjectAccessReview asks (authorization.k8s.io/v1 ResourceAttributes). */
+export interface AccessAttributes {
+  verb: string;
+  group: string;
+  resource: string;
+  subresource?: string;
+  namespace?: string;
+  name?: string;
 }
 
 /**
  * Each `KubeAccess` the adapter declares that this cluster's configuration uses, as the
  * SelfSubjectAccessReview attributes to ask for: namespaced calls once per runner namespace.
  */
-export function accessToReview(
-  namespaces: readonly string[] | undefined,
-): { verb: string; group: string; resource: string; subresource?: string; namespace?: string }[] {
+export function accessToReview(namespaces: readonly string[] | undefined): AccessAttributes[] {
   const scoped = namespaces !== undefined && namespaces.length > 0;
   return KUBE_ACCESS.filter((a) => a.when === 'always' || !scoped).flatMap((a) => {
     const base = {
@@ -96,6 +106,39 @@ export function accessToReview(
     if (a.scope === 'cluster') return [base];
     return scoped ? namespaces.map((namespace) => ({ ...base, namespace })) : [base];
   });
+}
+
+/** "patch actions.github.com/ephemeralrunners in arc-runners", as a finding names a denied call. */
+export function describeAccess(a: AccessAttributes): string {
+  const resource = `${a.group ? `${a.group}/` : ''}${a.resource}${a.subresource ? `/${a.subresource}` : ''}`;
+  const name = a.name ? ` ${a.name}` : '';
+  return `${a.verb} ${resource}${name}${a.namespace ? ` in ${a.namespace}` : ' (cluster-wide)'}`;
+}
+
+/**
+ * Asks the API server, one SelfSubjectAccessReview each (as `kubectl auth can-i` does), which of
+ * these calls the caller's own identity may not make. Throws when a review cannot be made.
+ */
+export async function deniedAccess(
+  kc: KubeConfig,
+  attributes: readonly AccessAttributes[],
+): Promise<AccessAttributes[]> {
+  const api = kc.makeApiClient(AuthorizationV1Api);
+  const denied: AccessAttributes[] = [];
+  for (const resourceAttributes of attributes) {
+    const review = await withTimeout(
+      api.createSelfSubjectAccessReview({
+        body: {
+          apiVersion: 'authorization.k8s.io/v1',
+          kind: 'SelfSubjectAccessReview',
+          spec: { resourceAttributes },
+        },
+      }),
+      'SelfSubjectAccessReview',
+    );
+    if (!review.status?.allowed) denied.push(resourceAttributes);
+  }
+  return denied;
 }
 
 export interface ClusterCheckOptions {
@@ -164,27 +207,9 @@ async function checkRbac(
   namespaces: readonly string[] | undefined,
 ): Promise<CheckResult> {
   const id = `${prefix}.rbac`;
-  const api = kc.makeApiClient(AuthorizationV1Api);
-  const denied: string[] = [];
+  let denied: AccessAttributes[];
   try {
-    for (const attributes of accessToReview(namespaces)) {
-      const review = await withTimeout(
-        api.createSelfSubjectAccessReview({
-          body: {
-            apiVersion: 'authorization.k8s.io/v1',
-            kind: 'SelfSubjectAccessReview',
-            spec: { resourceAttributes: attributes },
-          },
-        }),
-        'SelfSubjectAccessReview',
-      );
-      if (!review.status?.allowed) {
-        const resource = `${attributes.group ? `${attributes.group}/` : ''}${attributes.resource}`;
-        denied.push(
-          `${attributes.verb} ${resource}${attributes.namespace ? ` in ${attributes.namespace}` : ' (cluster-wide)'}`,
-        );
-      }
-    }
+    denied = await deniedAccess(kc, accessToReview(namespaces));
   } catch (error) {
     return failed(
       id,
@@ -195,7 +220,7 @@ async function checkRbac(
   return denied.length > 0
     ? finding(
         id,
-        `runner-medic's identity is denied calls its adapter makes (functions/adapters/kubernetes/kube-access.ts): ${listed(denied, 8)}. The sweep or a remediation fails there with 403.`,
+        `runner-medic's identity is denied calls its adapter makes (functions/adapters/kubernetes/kube-access.ts): ${listed(denied.map(describeAccess), 8)}. The sweep or a remediation fails there with 403.`,
         'Apply infra/kubernetes/rbac/cluster.yaml once and runner-namespace.yaml in each runner namespace (or all-namespaces.yaml when CLUSTERS lists no namespaces).',
       )
     : ok(id, 'Every call the adapter makes is allowed (SelfSubjectAccessReview for each).');
