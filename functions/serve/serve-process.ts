@@ -6,11 +6,13 @@
  * running action finished and its claim recorded, what was queued handed to the store, the Lease
  * released) and resolves 0.
  *
- * Two settings exist for tests only (test/serve/serve-leader-kill-process.test.ts), never for a
- * deployment: RUNNER_MEDIC_TEST_HALT_BEFORE_RESULT=true makes the replica stop for good between
- * its first action's effect and the record of its result (it says so on stdout, keeps its Lease
- * renewed, and waits for the test's SIGKILL), and RUNNER_MEDIC_TEST_STALE_CLAIM_SECONDS shortens
- * the time after which a claim without a result is re-checked (the engine's 120 s).
+ * Settings for tests only (test/serve/serve-leader-kill-process.test.ts), never for a deployment:
+ * - RUNNER_MEDIC_TEST_HALT=before-result makes the replica stop for good between its first
+ *   action's effect and the record of its result, `after-result` between that record and the
+ *   action's audit event; it says so on stdout, keeps its Lease renewed, and waits for the test's
+ *   SIGKILL;
+ * - RUNNER_MEDIC_TEST_STALE_CLAIM_SECONDS shortens the time after which a claim without a result
+ *   is re-checked (the engine's 120 s).
  */
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import type { LineWriter } from '../adapters/bus/stream-publisher.js';
@@ -77,19 +79,26 @@ export async function runServe(io: ServeProcessIo): Promise<number> {
 /** The test-only settings (see the top of this file); none unless their variables are set. */
 function testHooks(io: ServeProcessIo): {
   beforeResult?: (key: string) => Promise<void>;
+  afterAct?: (action: { key: string }) => Promise<void>;
   staleClaimMs?: number;
 } {
+  const halt = (where: string) => async (key: string) => {
+    io.out.write(
+      `${JSON.stringify({ level: 'warn', message: `test hook: halted ${where}`, key })}\n`,
+    );
+    // Waits for the test's SIGKILL.
+    await new Promise<never>(() => undefined);
+  };
+  const point = io.env.RUNNER_MEDIC_TEST_HALT;
   const stale = Number(io.env.RUNNER_MEDIC_TEST_STALE_CLAIM_SECONDS);
   return {
-    ...(io.env.RUNNER_MEDIC_TEST_HALT_BEFORE_RESULT === 'true'
+    ...(point === 'before-result'
+      ? { beforeResult: halt('before recording the result of an action') }
+      : {}),
+    ...(point === 'after-result'
       ? {
-          beforeResult: async (key: string) => {
-            io.out.write(
-              `${JSON.stringify({ level: 'warn', message: 'test hook: halted before recording the result of an action', key })}\n`,
-            );
-            // Waits for the test's SIGKILL: the claim stays without a result.
-            await new Promise<never>(() => undefined);
-          },
+          afterAct: (action: { key: string }) =>
+            halt('after recording the result of an action, before its audit event')(action.key),
         }
       : {}),
     ...(Number.isFinite(stale) && stale > 0 ? { staleClaimMs: stale * 1000 } : {}),

@@ -5,13 +5,16 @@
  * ServiceAccount, with exactly the grants of infra/kubernetes/in-cluster/rbac-*.yaml, applied as
  * written.
  *
- * Replica a leads and is started with the test-only RUNNER_MEDIC_TEST_HALT_BEFORE_RESULT
- * (functions/serve/serve-process.ts): after its first action's effect it stops before recording
- * the result, keeps renewing its Lease, and says so. Replica b follows. An EphemeralRunner fails
- * (a slot ARC will not free): a deletes it, halts, and is SIGKILLed there, the claim left without
- * a result. b takes the Lease once it expires, re-checks the claim (the EphemeralRunner is gone:
- * the effect is in place), records it as succeeded, and does nothing again: the twins count one
- * delete by runner-medic, and not one other change to the cluster or to GitHub.
+ * Replica a leads, started with the test-only RUNNER_MEDIC_TEST_HALT
+ * (functions/serve/serve-process.ts): at its first action it stops for good, keeps renewing its
+ * Lease, and says so. Replica b follows. An EphemeralRunner fails (a slot ARC ≤ 0.11 never frees):
+ * a deletes it, halts, and is SIGKILLed there. b takes the Lease once it expires, and:
+ * - killed between the effect and the record of its result (the claim left without one), b
+ *   re-checks the claim (the EphemeralRunner is gone: the effect is in place) and records it as
+ *   succeeded;
+ * - killed between the result and the audit event, b publishes the event from the outbox, once.
+ * Either way b does nothing again: the twins count one delete by runner-medic, and not one other
+ * change to the cluster or to GitHub.
  *
  * The twins' clock follows the system clock the replicas run on (a world that does not move on
  * its own: no ARC, no kubelet). Every wait is on a condition, bounded in count.
@@ -45,7 +48,7 @@ let server: ApiServer;
 let github: GitHubSim;
 let env: Record<string, string>;
 
-beforeAll(async () => {
+beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'serve-leader-kill-'));
   clock = new SimClock(Date.now());
   pace = setInterval(() => void clock.advanceTo(Date.now()), 100);
@@ -92,7 +95,7 @@ beforeAll(async () => {
   };
 }, CHILD_TIMEOUT);
 
-afterAll(async () => {
+afterEach(async () => {
   clearInterval(pace);
   await server.stop();
   await github.stop();
@@ -172,11 +175,8 @@ const githubChanges = () =>
     .filter((e) => e.by === 'runner-medic')
     .map((e) => `${e.verb} ${e.target}`);
 
-const halted = (r: Replica) =>
-  jsonLines(r).find(
-    (l) => l.message === 'test hook: halted before recording the result of an action',
-  );
-
+const haltedLine = (r: Replica) =>
+  jsonLines(r).find((l) => String(l.message).startsWith('test hook: halted'));
 /** The action's record in the SQLite store: its claim, and its result once recorded. */
 function actionRecord(key: string): { outcome?: string; detail?: string } | undefined {
   const db = new DatabaseSync(env.SQLITE_PATH ?? '');
@@ -193,49 +193,70 @@ function actionRecord(key: string): { outcome?: string; detail?: string } | unde
   }
 }
 
+/**
+ * Replica a leads, halted at `halt`; replica b follows. An EphemeralRunner fails: a deletes it
+ * and halts. Then a is SIGKILLed, and b takes the Lease once it expires.
+ */
+async function killTheLeaderMidAction(
+  halt: 'before-result' | 'after-result',
+  both: Replica[],
+): Promise<{ a: Replica; b: Replica; key: string; deleted: string[] }> {
+  const a = startReplica('runner-medic-a', { ...env, RUNNER_MEDIC_TEST_HALT: halt });
+  both.push(a);
+  await until('replica a takes the Lease', () => leads(a), both);
+  const b = startReplica('runner-medic-b', env);
+  both.push(b);
+  await until('replica b serves', () => b.stderr().includes('/readyz'), both);
+  expect(leads(b)).toBe(false);
+  const transitions = leaseSpec()?.leaseTransitions ?? 0;
+
+  // A slot ARC will not free: an EphemeralRunner Failed, with no pod.
+  const er = failedRunner(`${SCALE_SET}-x7k2p-lost1`);
+  await until('replica a acts and halts', () => haltedLine(a) !== undefined, both);
+  const key = String(haltedLine(a)?.key);
+  expect(key).toContain('delete-ephemeral-runner');
+  expect(key).toContain(er.uid);
+  const deleted = [`delete ephemeralrunners.actions.github.com/${er.name}`];
+  expect(clusterChanges()).toEqual(deleted);
+
+  kill(a);
+  expect((await a.exited).signal).toBe('SIGKILL');
+  await until('replica b takes the Lease once it expires', () => leads(b), both);
+  expect(leaseSpec()).toEqual(
+    expect.objectContaining({
+      holderIdentity: 'runner-medic-b',
+      leaseTransitions: transitions + 1,
+    }),
+  );
+  // The killed leader never released the Lease: b waited for it to expire.
+  expect(a.stdout()).not.toContain('lease: released');
+  return { a, b, key, deleted };
+}
+
+function leaseSpec(): { holderIdentity?: string; leaseTransitions?: number } | undefined {
+  const lease = server.api.tryGet('leases', 'runner-medic', 'runner-medic') as
+    { spec?: { holderIdentity?: string; leaseTransitions?: number } } | undefined;
+  return lease?.spec;
+}
+
+/** Waits for two more of b's sweeps: by then anything b would do again, it has done. */
+async function twoMoreSweeps(b: Replica, both: Replica[]): Promise<void> {
+  const sweeps = () => jsonLines(b).filter((l) => l.message === 'sweep').length;
+  const seen = sweeps();
+  await until('replica b sweeps twice more', () => sweeps() >= seen + 2, both);
+}
+
+const remediations = (r: Replica) => jsonLines(r).filter((l) => l['detail-type'] === 'Remediation');
+
 test(
   'the leader SIGKILLed between an effect and its result: the other replica takes the Lease, re-checks the claim, and nothing is done twice',
   async () => {
-    const a = startReplica('runner-medic-a', {
-      ...env,
-      RUNNER_MEDIC_TEST_HALT_BEFORE_RESULT: 'true',
-    });
-    const both: Replica[] = [a];
+    const both: Replica[] = [];
     try {
-      await until('replica a takes the Lease', () => leads(a), both);
-      const b = startReplica('runner-medic-b', env);
-      both.push(b);
-      await until('replica b serves', () => b.stderr().includes('/readyz'), both);
-      expect(leads(b)).toBe(false);
-      const transitions = Number(
-        (
-          server.api.tryGet('leases', 'runner-medic', 'runner-medic') as {
-            spec?: { leaseTransitions?: number };
-          }
-        ).spec?.leaseTransitions ?? 0,
+      const { a, b, key, deleted } = await killTheLeaderMidAction('before-result', both);
+      expect(haltedLine(a)?.message).toBe(
+        'test hook: halted before recording the result of an action',
       );
-
-      // A slot ARC will not free: an EphemeralRunner Failed, with no pod.
-      const er = failedRunner(`${SCALE_SET}-x7k2p-lost1`);
-      await until(
-        'replica a acts and halts before its result',
-        () => halted(a) !== undefined,
-        both,
-      );
-      const key = String(halted(a)?.key);
-      expect(key).toContain('delete-ephemeral-runner');
-      expect(key).toContain(er.uid);
-      expect(clusterChanges()).toEqual([`delete ephemeralrunners.actions.github.com/${er.name}`]);
-      expect(actionRecord(key)?.outcome).toBe('claimed');
-
-      kill(a);
-      expect((await a.exited).signal).toBe('SIGKILL');
-      await until('replica b takes the Lease once it expires', () => leads(b), both);
-      const lease = server.api.tryGet('leases', 'runner-medic', 'runner-medic') as {
-        spec?: { holderIdentity?: string; leaseTransitions?: number };
-      };
-      expect(lease.spec?.holderIdentity).toBe('runner-medic-b');
-      expect(lease.spec?.leaseTransitions).toBe(transitions + 1);
 
       await until(
         'replica b re-checks the claim',
@@ -251,11 +272,40 @@ test(
           detail: 'result lost; re-checked: the effect is in place',
         }),
       );
-      // Two more sweeps of b's: still one delete, nothing else, and b never acted on its own.
-      const sweeps = () => jsonLines(b).filter((l) => l.message === 'sweep').length;
-      const seen = sweeps();
-      await until('replica b sweeps twice more', () => sweeps() >= seen + 2, both);
-      expect(clusterChanges()).toEqual([`delete ephemeralrunners.actions.github.com/${er.name}`]);
+      await twoMoreSweeps(b, both);
+      expect(clusterChanges()).toEqual(deleted);
+      expect(githubChanges()).toEqual([]);
+      expect(jsonLines(b).filter((l) => l.message === 'remediation')).toEqual([]);
+    } finally {
+      for (const r of both) kill(r);
+      await Promise.all(both.map((r) => r.exited));
+    }
+  },
+  CHILD_TIMEOUT,
+);
+
+test(
+  'the leader SIGKILLed between the result and its audit event: the other replica takes the Lease, publishes the audit event once, and nothing is done twice',
+  async () => {
+    const both: Replica[] = [];
+    try {
+      const { a, b, key, deleted } = await killTheLeaderMidAction('after-result', both);
+      expect(haltedLine(a)?.message).toBe(
+        'test hook: halted after recording the result of an action, before its audit event',
+      );
+      expect(actionRecord(key)).toEqual(
+        expect.objectContaining({ outcome: 'succeeded', detail: 'done' }),
+      );
+      expect(remediations(a)).toEqual([]);
+
+      // b's first sweep publishes what the outbox holds: the audit event a never published.
+      await until('replica b publishes the audit event', () => remediations(b).length > 0, both);
+      await twoMoreSweeps(b, both);
+      expect(remediations(b).map((l) => (l.detail as { key?: string }).key)).toEqual([key]);
+      expect(remediations(b)[0]?.detail).toEqual(
+        expect.objectContaining({ action: 'delete-ephemeral-runner', outcome: 'succeeded' }),
+      );
+      expect(clusterChanges()).toEqual(deleted);
       expect(githubChanges()).toEqual([]);
       expect(jsonLines(b).filter((l) => l.message === 'remediation')).toEqual([]);
     } finally {
