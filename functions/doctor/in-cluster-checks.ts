@@ -130,7 +130,7 @@ function judgeLease(
   if (!spec.holderIdentity)
     return finding(
       id,
-      `The Lease ${where} has no holder${renewed === undefined ? '' : ` since ${ago(now - renewed)} ago`}: the last leader released it and no replica has taken it since. While nobody holds it, nobody acts: no remediation, no sweep.`,
+      `The Lease ${where} has no holder${renewed === undefined ? '' : ` (last written ${ago(now - renewed)} ago)`}: the last leader released it and no replica has taken it since. While nobody holds it, nobody acts: no remediation, no sweep.`,
       'A replica takes a free Lease within RETRY_PERIOD_SECONDS once its store is open: see in-cluster.readyz and in-cluster.store on each replica (kubectl -n runner-medic get pods; kubectl logs), and in-cluster.rbac for update on leases.',
     );
   const holder = spec.holderIdentity;

@@ -352,6 +352,37 @@ test('a store folder that is not writable: the store finding, from the CLI as a 
   }
 }, 120_000);
 
+test('serve settings that would not start, or no pod and no KUBECONFIG: said at once', async () => {
+  const without = (name: string) =>
+    Object.fromEntries(Object.entries(world.env).filter(([key]) => key !== name));
+  const settings = await runInClusterDoctor({ env: without('CLUSTER_NAME'), clock: world.clock });
+  expect(settings.map((c) => [c.id, c.status])).toEqual([['in-cluster.settings', 'finding']]);
+  expect(settings[0]?.why).toContain('CLUSTER_NAME');
+
+  const outside = await runInClusterDoctor({ env: without('KUBECONFIG'), clock: world.clock });
+  const ids = outside.map((c) => c.id);
+  expect(ids).not.toContain('in-cluster.lease');
+  expect(ids).not.toContain('in-cluster.rbac');
+  expect(byId(outside)['in-cluster.reachable']?.why).toMatch(/^Not in a pod/);
+  expect(exitCodeOf(outside)).toBe(2);
+});
+
+test('a folder where serve never opened its store, on a volume below the floor', async () => {
+  const empty = join(world.dir, 'empty');
+  mkdirSync(empty);
+  const checks = await runInClusterDoctor({
+    env: { ...world.env, SQLITE_PATH: join(empty, 'runner-medic.db') },
+    clock: world.clock,
+    minFreeBytes: Number.MAX_SAFE_INTEGER,
+  });
+  const store = byId(checks)['in-cluster.store'];
+  expect(store?.status).toBe('finding');
+  expect(store?.why).toContain(`there is no database at ${join(empty, 'runner-medic.db')} yet`);
+  expect(store?.why).toMatch(/only \d+ MiB is free on the volume at .*\/empty \(the floor is/);
+  expect(store?.why).not.toContain('not writable');
+  expect(store?.what).toContain('Grow the PVC');
+});
+
 test('a stale Lease: its holder was killed, and the Lease outlived its duration', async () => {
   await world.replica.abandon();
   await world.clock.advance(601_000);
@@ -364,6 +395,22 @@ test('a stale Lease: its holder was killed, and the Lease outlived its duration'
   expect(lease?.what).toContain('kubectl -n runner-medic get pod runner-medic-0');
   // Nothing listens on the killed replica's probe port any more.
   expect(checks['in-cluster.readyz']?.why).toMatch(/^serve is not running here: nothing listens/);
+});
+
+test('a released Lease: no holder, nobody acts', async () => {
+  const api = world.cluster.api;
+  const lease = api.get('leases', 'runner-medic', 'runner-medic') as KubeObject & {
+    spec: Record<string, unknown>;
+  };
+  api.update('scenario', 'leases', 'runner-medic', 'runner-medic', {
+    ...lease,
+    spec: { ...lease.spec, holderIdentity: null, leaseDurationSeconds: 1 },
+  });
+  const checks = byId(await runInClusterDoctor({ env: world.env, clock: world.clock }));
+  expect(checks['in-cluster.lease']?.status).toBe('finding');
+  expect(checks['in-cluster.lease']?.why).toMatch(
+    /^The Lease runner-medic\/runner-medic has no holder \(last written 601\.0 s ago\): the last leader released it/,
+  );
 });
 
 test('no Lease: nobody has ever led', async () => {
