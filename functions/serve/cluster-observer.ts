@@ -197,10 +197,14 @@ export class ClusterObserver {
         }));
     informer.watch = new ListWatch<KubernetesObject>(
       path,
-      new AnsweredWatch(this.options.kubeconfig, () => {
-        // Answered: the API server is reached again (a failure says so again at once).
-        if (informer.synced) informer.error = null;
-      }),
+      new AnsweredWatch(
+        this.options.kubeconfig,
+        () => {
+          // Answered: the API server is reached again (a failure says so again at once).
+          if (informer.synced) informer.error = null;
+        },
+        () => this.stopped,
+      ),
       listFn as never,
       false,
       labelSelector,
@@ -351,12 +355,15 @@ export class ClusterObserver {
 
 /**
  * client-node's Watch, telling when the API server answered a watch with its stream (the request
- * resolved and nothing ended it yet): from then on the informer is reached again.
+ * resolved and nothing ended it yet): from then on the informer is reached again. Once the
+ * observer stopped it opens no watch: ListWatch opens one after its reconnect wait even when it
+ * was stopped during the wait.
  */
 class AnsweredWatch extends Watch {
   constructor(
     kubeconfig: KubeConfig,
     private readonly onAnswered: () => void,
+    private readonly stopped: () => boolean,
   ) {
     super(kubeconfig);
   }
@@ -367,6 +374,10 @@ class AnsweredWatch extends Watch {
     callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void,
     done: (err: unknown) => void,
   ): Promise<AbortController> {
+    if (this.stopped()) {
+      done(null);
+      return new AbortController();
+    }
     let ended = false;
     const controller = await super.watch(path, queryParams, callback, (err: unknown) => {
       ended = true;
