@@ -3,9 +3,11 @@
  * a number of simulated seconds, never a wall-clock hope): the Karpenter seed played by two serve
  * replicas on one Kubernetes twin and one SQLite file. GitHub's webhooks go to the follower,
  * which records them for whoever leads. The leader is stopped as a SIGKILL stops it (no drain,
- * the Lease not released) between its first action's effect and its result: the claim stays
- * without a result. The follower takes the Lease once it expires, re-checks the claim, and the
- * scenario recovers with every effect made once (the outcome fails on a duplicate effect).
+ * the Lease not released) after its first action's effect and result, before its audit event
+ * (the engine's afterAct): the event stays in the store's outbox. The follower takes the Lease
+ * once it expires, publishes what the outbox holds, and the scenario recovers with every effect
+ * made once (the outcome fails on a duplicate effect). serve-leader-kill-process.test.ts kills a
+ * real process there, and between the effect and its result.
  */
 import type { Action } from '../../functions/domain/model/action.js';
 import type { ServeRuntime } from '../../functions/serve/serve-runtime.js';
@@ -25,7 +27,7 @@ test('the leader killed between an action and its result: the follower takes ove
       if (killed.length > 0) return;
       killed.push({ replica: replica.identity, action: action.target.kind });
       await replica.abandon();
-      // As after a SIGKILL, the run that was acting never goes on: its result is never recorded.
+      // As after a SIGKILL, the run that was acting never goes on: its event is never published.
       await new Promise(() => undefined);
     },
     onStep: (replicas) => {
