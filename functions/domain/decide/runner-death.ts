@@ -20,11 +20,9 @@ export interface RunnerDeath {
   mayBeGraceful: boolean;
 }
 
-/** runner-medic's own delete of this runner's EphemeralRunner or pod, carried out. */
-function deletedByUs(v: RunnerView, facts: Facts): ActionRecord | null {
-  const prefixes = ['delete-ephemeral-runner', 'delete-pod'].map(
-    (kind) => `${idempotencyKey(kind, v.cluster, v.namespace, v.name)}:`,
-  );
+/** runner-medic's own delete of this runner's objects (of `kinds`), carried out: the earliest. */
+function deletedByUs(v: RunnerView, facts: Facts, kinds: readonly string[]): ActionRecord | null {
+  const prefixes = kinds.map((kind) => `${idempotencyKey(kind, v.cluster, v.namespace, v.name)}:`);
   return (
     facts.actions
       .filter(
@@ -158,7 +156,8 @@ export function ranJob(v: RunnerView, j: JobRecord): boolean {
  * - its pod was created after the runner took its job: the pod that ran the job is gone and ARC
  *   re-created it with the spent JIT config (actions-runner-controller#4588);
  * - its node is gone or NotReady (the kubelet stopped reporting; its processes are presumed gone);
- * - runner-medic itself deleted its EphemeralRunner or pod after a loss (rule 1).
+ * - runner-medic itself deleted its EphemeralRunner or pod after a loss (rule 1), and neither is
+ *   back; or it force-deleted the pod, and only the EphemeralRunner is left, being deleted.
  */
 export function deathEvidence(v: RunnerView, facts: Facts): RunnerDeath[] {
   const { pod, er } = v;
@@ -190,11 +189,23 @@ export function deathEvidence(v: RunnerView, facts: Facts): RunnerDeath[] {
   }
   const gone = !pod && !er ? goneAfterKill(v, facts) : null;
   if (gone) found.push(gone);
-  const ours = !pod && !er ? deletedByUs(v, facts) : null;
+  // Neither object back: the earliest of our deletes. The pod gone under an EphemeralRunner being
+  // deleted (ARC ≤ 0.14 keeps a busy runner's deleting while GitHub answers JobStillRunning, and
+  // never gives it a pod again): our force delete of the pod (grace 0, its only kind) is its end;
+  // after our delete of the EphemeralRunner alone the pod may have stopped gracefully much later.
+  const ours = pod
+    ? null
+    : !er
+      ? deletedByUs(v, facts, ['delete-ephemeral-runner', 'delete-pod'])
+      : er.metadata.deletionTimestamp !== null
+        ? deletedByUs(v, facts, ['delete-pod'])
+        : null;
   if (ours)
     found.push({
       since: ours.claimedAt,
-      evidence: `runner-medic deleted ${ours.kind === 'delete-pod' ? 'the pod' : 'the EphemeralRunner'} of ${v.name} at ${isoTime(ours.claimedAt)} (${ours.rule}), and neither is back`,
+      evidence: er
+        ? `runner-medic force-deleted the pod of ${v.name} at ${isoTime(ours.claimedAt)} (${ours.rule}), and its EphemeralRunner is being deleted`
+        : `runner-medic deleted ${ours.kind === 'delete-pod' ? 'the pod' : 'the EphemeralRunner'} of ${v.name} at ${isoTime(ours.claimedAt)} (${ours.rule}), and neither is back`,
       mayBeGraceful: true,
     });
   for (const s of v.nodeSignals.filter((x) => NODE_DOWN_KINDS.includes(x.kind)))

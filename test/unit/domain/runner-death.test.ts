@@ -110,6 +110,49 @@ describe('deathEvidence: the live objects show a busy runner dead with its job',
     expect(evidence(onlyTheEr)[0]?.evidence).toMatch(/deleted the EphemeralRunner of/);
   });
 
+  it("runner-medic's force delete of the pod, when only its EphemeralRunner is left, being deleted", () => {
+    // ARC ≤ 0.14 keeps a busy runner's EphemeralRunner deleting while GitHub answers
+    // JobStillRunning; a deleting EphemeralRunner never gets a pod again.
+    const ours = (kind: 'delete-pod' | 'delete-ephemeral-runner', suffix: string) =>
+      record({
+        key: `${kind}:${CLUSTER}:${NS}:${NAME}:${suffix}`,
+        kind,
+        rule: 'rule-1-free-poisoned-slot',
+        claimedAt: T0,
+      });
+    const forceDeleted = ours('delete-pod', 'uid-pod:force');
+    const erDeleted = ours('delete-ephemeral-runner', 'uid-er');
+    const deleting = er({ job: erJob, deletionTimestamp: iso(T0) });
+    const found = evidence(
+      facts({
+        jobs: [inProgress],
+        ephemeralRunners: [deleting],
+        actions: [erDeleted, forceDeleted],
+      }),
+    );
+    expect(found).toEqual([
+      {
+        since: T0,
+        evidence: `runner-medic force-deleted the pod of ${NAME} at ${iso(T0)} (rule-1-free-poisoned-slot), and its EphemeralRunner is being deleted`,
+        mayBeGraceful: true,
+      },
+    ]);
+    // Our delete of the EphemeralRunner alone dates nothing: its pod may have stopped gracefully
+    // long after it. Nor does our force delete while the EphemeralRunner lives on.
+    const onlyTheEr = facts({
+      jobs: [inProgress],
+      ephemeralRunners: [deleting],
+      actions: [erDeleted],
+    });
+    expect(evidence(onlyTheEr)).toEqual([]);
+    const live = facts({
+      jobs: [inProgress],
+      ephemeralRunners: [er({ job: erJob })],
+      actions: [forceDeleted],
+    });
+    expect(evidence(live)).toEqual([]);
+  });
+
   it('a node being deleted: its own deletion time, besides the node-gone signal', () => {
     const found = evidence(
       facts({
