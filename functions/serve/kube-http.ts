@@ -2,10 +2,13 @@
  * Raw JSON requests to the API server with client-node's own authentication (the same
  * RequestContext and undici dispatcher its Watch uses), for the Lease and the informers' lists:
  * objects stay as the server wrote them (timestamps as strings), as the watch stream gives them.
+ * One connection pool per requester (PooledKubeConfig): client-node builds a new undici Agent for
+ * every request, so each Lease renewal opened a new TLS connection.
  */
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { HttpMethod, RequestContext } from '@kubernetes/client-node/dist/gen/http/http.js';
 import { fetch } from 'undici';
+import { PooledKubeConfig } from '../adapters/kubernetes/pooled-kube-config.js';
 
 /** A non-2xx answer: its HTTP status and the server's Status message. */
 export class KubeHttpError extends Error {
@@ -32,7 +35,8 @@ export type KubeRequest = (
 ) => Promise<Record<string, unknown>>;
 
 /** Requests against the current cluster of `kc`, each bounded by `timeoutMs`. */
-export function kubeRequester(kc: KubeConfig, timeoutMs = 10_000): KubeRequest {
+export function kubeRequester(source: KubeConfig, timeoutMs = 10_000): KubeRequest {
+  const kc = PooledKubeConfig.from(source);
   return async (method, path, body) => {
     const server = kc.getCurrentCluster()?.server;
     if (!server) throw new KubeHttpError(0, 'the kubeconfig names no current cluster');
