@@ -2,9 +2,11 @@
  * `runner-medic serve --sandbox`: a scenario played through serve's in-cluster runtime rather
  * than the Lambda harness: its informers and its Lease on the Kubernetes twin, GitHub's webhooks
  * from the GitHub twin to its webhook port, SQLite in a temporary folder, its timers on the
- * scenario's clock. After every simulated second the clock waits until each replica has nothing
- * queued and its informers hold what the API server lists (ServeRuntime.settled), so what the
- * watches carry is decided at the simulated moment it happened, as the harness's bus does.
+ * scenario's clock. After every instant at which timers ran (and every quiet simulated second) the
+ * clock waits until each replica has nothing queued and its informers hold what the API server
+ * lists (ServeRuntime.settled): what the watches carry is decided at the simulated instant it
+ * happened, before the next timer of any model (the Lambda harness's bus delivers an exported
+ * event 0.5 s later).
  *
  * The twin cannot mint a ServiceAccount token, so the in-cluster Roles
  * (infra/kubernetes/in-cluster/rbac-*.yaml) are applied as written but bound to the group the
@@ -19,11 +21,13 @@ import { parseAllDocuments } from 'yaml';
 import type { Action } from '../domain/model/action.js';
 import { loopbackClients } from '../local/loopback-clients.js';
 import type { SimClock } from '../../sim/clock.js';
-import type { ClusterTwin } from '../../sim/scenario/cluster-twin.js';
 import { formatOutcome } from '../../sim/scenario/format-outcome.js';
-import { createKubeClusterTwin } from '../../sim/scenario/kube-cluster-twin.js';
+import {
+  createKubeClusterTwin,
+  type KubeClusterTwin,
+} from '../../sim/scenario/kube-cluster-twin.js';
 import type { MedicHarnessOptions, RemediationRecord } from '../../sim/scenario/medic-harness.js';
-import type { ScenarioOutcome } from '../../sim/scenario/outcome.js';
+import { isLeaderElectionWrite, type ScenarioOutcome } from '../../sim/scenario/outcome.js';
 import { runScenario, type ScenarioMedic } from '../../sim/scenario/run-scenario.js';
 import { describeRemediation } from '../../sim/scenario/sandbox.js';
 import { loadScenario } from '../../sim/scenario/scenario-schema.js';
@@ -43,7 +47,6 @@ const SERVE_NAMESPACE = 'runner-medic';
 /** The user the twin's runner-medic kubeconfig authenticates as. */
 const TWIN_IDENTITY = 'runner-medic';
 const STEP_MS = 1000;
-const LEASE_RESOURCE = 'leases.coordination.k8s.io';
 
 export interface ServeSandboxOptions {
   file: string;
@@ -58,7 +61,7 @@ export interface ServeSandboxOptions {
   env?: Record<string, string>;
   /** Called between a replica's action and its audit event (the leader test kills it there). */
   afterAct?: (replica: ServeRuntime, action: Action) => void | Promise<void>;
-  /** Called after every simulated second, once the replicas settled. */
+  /** Called after each step of the clock (an instant with timers, or a quiet second), once settled. */
   onStep?: (replicas: ServeRuntime[], clock: SimClock) => void | Promise<void>;
   /** The SQLite folder, kept after the play. @default a temporary folder, removed after */
   dir?: string;
@@ -82,7 +85,7 @@ export async function playServeSandbox(options: ServeSandboxOptions): Promise<Se
     `sandbox: playing ${scenario.name} through runner-medic serve: informers and the Lease on the Kubernetes twin, ` +
       `webhooks from the GitHub twin, SQLite in ${dir}\n`,
   );
-  const twins: ClusterTwin[] = [];
+  const twins: KubeClusterTwin[] = [];
   let medic: ServeMedic | undefined;
   try {
     const outcome = await runScenario(scenario, {
@@ -90,7 +93,7 @@ export async function playServeSandbox(options: ServeSandboxOptions): Promise<Se
       createCluster: async (input) => {
         const twin = await createKubeClusterTwin(input);
         twins.push(twin);
-        return withoutLeaseWrites(twin);
+        return twin;
       },
       createMedic: (harness) => {
         medic = new ServeMedic(
@@ -127,7 +130,12 @@ async function drive(
   const simStart = clock.now();
   const wallStart = performance.now();
   while (clock.now() < end) {
-    await clock.advanceTo(Math.min(end, clock.now() + STEP_MS));
+    // One instant at a time: serve reacts to what a timer changed before any later timer runs.
+    // Moved a second at once, a change made while a timer awaited the API server (a Lease
+    // renewal) reached serve's informers at once or only after the later timers of that second
+    // (ARC's own reaction 0.2 s on), as the machine's scheduling had it.
+    const next = clock.nextTimerAt() ?? Number.POSITIVE_INFINITY;
+    await clock.advanceTo(Math.min(end, clock.now() + STEP_MS, Math.max(next, clock.now())));
     const m = medic();
     if (m) {
       await m.settled();
@@ -145,14 +153,13 @@ class ServeMedic implements ScenarioMedic {
   readonly remediations: RemediationRecord[] = [];
   readonly errors: string[] = [];
   readonly replicas: ServeRuntime[] = [];
-  private admin: KubeRequest | undefined;
   /** The cluster's resourceVersion when the informers were last checked, and the audit read then. */
   private checkedRv: number | null = null;
   private auditSeen = 0;
 
   constructor(
     private readonly harness: MedicHarnessOptions,
-    private readonly twins: ClusterTwin[],
+    private readonly twins: KubeClusterTwin[],
     private readonly dir: string,
     private readonly options: ServeSandboxOptions,
     /** The scenario's Lambda grants, which serve's replace. */
@@ -164,8 +171,8 @@ class ServeMedic implements ScenarioMedic {
     const twin = this.twins[0];
     if (!twin) throw new Error('no cluster twin');
     const namespaces = this.harness.namespaces?.[twin.name] ?? [];
-    this.admin = kubeRequester(kubeConfigOf(twin.kubeconfig('admin')));
-    await grantInCluster(this.admin, this.lambdaGrants, namespaces);
+    const admin = kubeRequester(kubeConfigOf(twin.kubeconfig('admin')));
+    await grantInCluster(admin, this.lambdaGrants, namespaces);
     const kubeconfig = this.harness.kubeconfigs[twin.name] ?? '';
     const timers: Timers = {
       after: (ms, label, run) => {
@@ -235,15 +242,12 @@ class ServeMedic implements ScenarioMedic {
   async settled(): Promise<void> {
     const twin = this.twins[0];
     const live = this.replicas.filter((r) => !r.status().draining);
-    if (!twin || !this.admin) return;
-    const list = (await this.admin('GET', '/api/v1/nodes?limit=1')) as {
-      metadata?: { resourceVersion?: string };
-    };
-    const rv = Number(list.metadata?.resourceVersion);
+    if (!twin) return;
+    const rv = twin.resourceVersion();
     const audit = twin.audit();
     const leaseWrites = audit
       .slice(this.auditSeen)
-      .filter((e) => e.resource === LEASE_RESOURCE && e.code >= 200 && e.code < 300).length;
+      .filter((e) => isLeaderElectionWrite(e) && e.code >= 200 && e.code < 300).length;
     const onlyLeases = this.checkedRv !== null && rv - this.checkedRv === leaseWrites;
     this.checkedRv = rv;
     this.auditSeen = audit.length;
@@ -254,28 +258,6 @@ class ServeMedic implements ScenarioMedic {
     this.harness.github.setWebhookTarget(undefined);
     for (const replica of this.replicas) await replica.drain();
   }
-}
-
-/**
- * The twin as the scenario's outcome judges it: runner-medic's changes to the cluster, without
- * the Lease's renewals. The outcome holds every write of runner-medic's to an ARC runner, and once
- * each; a Lease renewed every retry period is leader election's bookkeeping, not an effect on the
- * cluster's runners (test/serve/ holds the elector to client-go's protocol on its own). Refused
- * requests are left as they are: a 403 on the Lease still fails the scenario.
- */
-function withoutLeaseWrites(twin: ClusterTwin): ClusterTwin {
-  return {
-    name: twin.name,
-    kubeconfig: (actor) => twin.kubeconfig(actor),
-    audit: () =>
-      twin
-        .audit()
-        .filter((e) => !(e.resource === LEASE_RESOURCE && e.namespace === SERVE_NAMESPACE)),
-    ...(twin.requests ? { requests: () => twin.requests?.() ?? [] } : {}),
-    onBusEntry: (listener) => twin.onBusEntry(listener),
-    applyFault: (fault) => twin.applyFault(fault),
-    stop: () => twin.stop(),
-  };
 }
 
 function kubeConfigOf(text: string): KubeConfig {

@@ -31,11 +31,19 @@ export interface KubeClusterTwinOptions {
   watchSecondMs?: number;
 }
 
+export interface KubeClusterTwin extends ClusterTwin {
+  /**
+   * The API server's resourceVersion now (one counter over every write, as etcd's revision), read
+   * in-process: a harness waiting for watches to catch up learns whether anything was written.
+   */
+  resourceVersion(): number;
+}
+
 /** A scenario cluster on sim/kube's SimCluster, wired to the GitHub twin's Actions service. */
 export async function createKubeClusterTwin(
   input: CreateClusterInput,
   options: KubeClusterTwinOptions = {},
-): Promise<ClusterTwin> {
+): Promise<KubeClusterTwin> {
   const { spec, clock, github } = input;
   const runnerNamespaces = [...new Set(spec.scaleSets.map((set) => set.namespace))];
   const cluster = new SimCluster({
@@ -121,6 +129,7 @@ export async function createKubeClusterTwin(
     kubeconfig: (actor) => cluster.kubeconfig(actor),
     audit: () => cluster.audit.entries,
     requests: () => cluster.audit.requests,
+    resourceVersion: () => cluster.api.store.currentRv(),
     onBusEntry: (listener) => void listeners.push(listener),
     applyFault: (fault) => applyFault(cluster, input, fault),
     stop: () => cluster.stop(),

@@ -104,7 +104,26 @@ export interface OutcomeInput {
 
 const seconds = (start: number, at: number | null) => (at === null ? null : (at - start) / 1000);
 
-export function buildOutcome(input: OutcomeInput): ScenarioOutcome {
+/**
+ * A write of runner-medic's to a coordination.k8s.io Lease: leader election's bookkeeping
+ * (`runner-medic serve` takes and renews its Lease every retry period), not a change to the
+ * cluster under test, so the outcome leaves it out of the actions, the call counts and the
+ * invariants. The in-cluster Role grants Leases in serve's own namespace only
+ * (infra/kubernetes/in-cluster/rbac-lease.yaml), and a refused request is not a write: a 403 on a
+ * Lease still fails the scenario through `medicForbidden`, read from the request log.
+ */
+export function isLeaderElectionWrite(entry: KubeAudit): boolean {
+  return entry.by === 'runner-medic' && entry.resource === 'leases.coordination.k8s.io';
+}
+
+export function buildOutcome(outcomeInput: OutcomeInput): ScenarioOutcome {
+  const input: OutcomeInput = {
+    ...outcomeInput,
+    kubeAudit: outcomeInput.kubeAudit.map((c) => ({
+      cluster: c.cluster,
+      entries: c.entries.filter((e) => !isLeaderElectionWrite(e)),
+    })),
+  };
   const { start } = input;
   const medicGithub = input.githubAudit.filter((a) => a.by === 'runner-medic');
   const medicKube = input.kubeAudit.flatMap((c) =>
