@@ -12,6 +12,8 @@ import Sequencer from '@jest/test-sequencer';
  * suite is CPU-bound, and these follow CPU.
  */
 const ESTIMATES = [
+  // Ten scenarios, each played through serve and through the Lambda harness.
+  [/test\/serve\/serve-scenarios\.test\.ts$/, 100],
   [/test\/infra\/template\.test\.ts$/, 70],
   [/test\/e2e\/scenarios-medic-shard-/, 60],
   [/test\/e2e\/scenarios-seeds\.test\.ts$/, 50],
