@@ -2,6 +2,7 @@ import type { ActionTarget } from '../domain/model/action.js';
 import type { ClusterGateways } from '../ports/cluster-gateway.js';
 import type { FactsStore } from '../ports/facts-store.js';
 import type { GithubGateway } from '../ports/github-gateway.js';
+import { remediationEvent } from './remediation-event.js';
 
 export interface StaleClaimDeps {
   store: FactsStore;
@@ -22,13 +23,20 @@ export async function recoverStaleClaims(
   const recovered: { key: string; effectInPlace: boolean }[] = [];
   for (const claim of await deps.store.staleClaims(now, staleAfterMs)) {
     const effectInPlace = await effectVisible(claim.target, deps);
+    const outcome = effectInPlace ? 'succeeded' : 'failed';
+    const detail = effectInPlace
+      ? 'result lost; re-checked: the effect is in place'
+      : 'result lost; re-checked: not done, may be retried';
+    // The audit event the dead invocation never stored goes to the outbox with the result.
+    const event = claim.action ? remediationEvent(claim.action, outcome, detail, now) : null;
     await deps.store.finishAction(
       claim.key,
-      effectInPlace ? 'succeeded' : 'failed',
+      outcome,
       now,
-      effectInPlace
-        ? 'result lost; re-checked: the effect is in place'
-        : 'result lost; re-checked: not done, may be retried',
+      detail,
+      event
+        ? { detailType: event.detailType, detail: event.detail as Record<string, unknown> }
+        : undefined,
     );
     recovered.push({ key: claim.key, effectInPlace });
   }

@@ -70,6 +70,8 @@ export interface StaleClaim {
   key: string;
   target: ActionTarget;
   claimedAt: number;
+  /** The action as claimed, for its audit event (null for a claim stored before 2026-12). */
+  action: Action | null;
 }
 
 /** A breaker's answer to a destructive call: pass, or held until `until` and why. */

@@ -276,6 +276,14 @@ test(
       expect(clusterChanges()).toEqual(deleted);
       expect(githubChanges()).toEqual([]);
       expect(jsonLines(b).filter((l) => l.message === 'remediation')).toEqual([]);
+      // The audit trail still tells of the delete a did: b tells it, once, from the re-check.
+      expect(remediations(b).map((l) => l.detail)).toEqual([
+        expect.objectContaining({
+          key,
+          outcome: 'succeeded',
+          outcomeDetail: 'result lost; re-checked: the effect is in place',
+        }),
+      ]);
     } finally {
       for (const r of both) kill(r);
       await Promise.all(both.map((r) => r.exited));

@@ -547,6 +547,7 @@ export class DynamoFactsStore implements FactsStore {
             outcome: 'claimed',
             claimedAt: now,
             target: action.target,
+            action,
           },
           ConditionExpression:
             'attribute_not_exists(pk) OR expiresAt < :nowSeconds OR outcome IN (:retry, :failed) OR (outcome = :claimed AND claimedAt < :stale)',
@@ -650,6 +651,7 @@ export class DynamoFactsStore implements FactsStore {
         key: String(item.pk).slice('ACTION#'.length),
         target: item.target as ActionTarget,
         claimedAt: Number(item.claimedAt),
+        action: (item.action as Action | undefined) ?? null,
       }));
   }
 

@@ -462,6 +462,7 @@ export class SqliteFactsStore implements FactsStore {
         outcome: 'claimed',
         claimedAt: now,
         target: action.target,
+        action,
       });
       return { claimed: true, previous: (existing?.data as Fact.ActionRecord | undefined) ?? null };
     });
@@ -530,6 +531,7 @@ export class SqliteFactsStore implements FactsStore {
         key: item.pk.slice('ACTION#'.length),
         target: item.target as ActionTarget,
         claimedAt: Number(item.claimedAt),
+        action: (item.action as Action | undefined) ?? null,
       }));
   }
 

@@ -216,6 +216,16 @@ describe('engine, a crash between claiming a re-run and recording its result', (
       outcome: 'succeeded',
       detail: 'result lost; re-checked: the effect is in place',
     });
+    // The dead invocation's audit event is told by the sweep that re-checked it, once.
+    const told = harness.remediationEvents().filter((e) => e.key === key);
+    expect(told).toEqual([
+      expect.objectContaining({
+        action: 'rerun-failed-jobs',
+        outcome: 'succeeded',
+        outcomeDetail: 'result lost; re-checked: the effect is in place',
+        reason: 'test: claimed before a crash',
+      }),
+    ]);
   });
 });
 

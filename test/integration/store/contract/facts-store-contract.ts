@@ -514,6 +514,7 @@ export function describeFactsStoreContract(
         key: 'stuck-1',
         target: rerunAction('stuck-1').target,
         claimedAt: T0,
+        action: rerunAction('stuck-1'),
       });
       expect(stale.map((c) => c.key)).not.toContain('outbox-1');
     });
