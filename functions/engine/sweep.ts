@@ -477,7 +477,10 @@ async function sweepCluster(
 function noteScaleSets(sets: Record<string, string[]>, here: string, listing: RunnerListing) {
   for (const o of [...listing.ephemeralRunners, ...listing.pods]) {
     const set = scaleSetOf(o.metadata)?.toLowerCase();
-    if (set) sets[set] = [...new Set([...(sets[set] ?? []), here])];
+    if (set) {
+      const homes = (sets[set] ??= []);
+      if (homes[homes.length - 1] !== here && !homes.includes(here)) homes.push(here);
+    }
     // The EphemeralRunnerSet's name prefixes its runners' names: one location, exactly.
     const prefix = runnerSetPrefix(o.metadata.name);
     if (prefix) sets[`${RUNNER_SET_KEY}${prefix}`] = [here];
