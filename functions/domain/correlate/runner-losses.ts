@@ -17,13 +17,18 @@ import { signalsOnNode } from './runners-on-nodes.js';
 
 /**
  * Whether the runner had taken a job before this loss. An ephemeral runner runs one job: once its
- * job has completed, or its job fields were seen before the loss, its JIT config is spent and no
- * re-created pod of it can work.
+ * job has completed (and it started before the loss), or its job fields were seen before the
+ * loss, its JIT config is spent and no re-created pod of it can work. A loss before the job
+ * started (a pod rejected, then re-created, which took the job) spent nothing.
  */
 export function tookJobBefore(v: RunnerView): (l: Loss) => boolean {
-  const jobDone = v.jobs.some((j) => j.job.runnerName === v.name && j.job.status === 'completed');
+  const doneStarts = v.jobs
+    .filter((j) => j.job.runnerName === v.name && j.job.status === 'completed')
+    .map((j) => (j.job.startedAt ? Date.parse(j.job.startedAt) : NaN));
   const seen = v.jobSeenAt;
-  return (l) => jobDone || (seen !== null && l.at !== null && seen <= l.at);
+  return (l) =>
+    doneStarts.some((started) => l.at === null || !(started > l.at)) ||
+    (seen !== null && l.at !== null && seen <= l.at);
 }
 
 const runningAndReady = (pod: Pod): boolean =>

@@ -290,6 +290,10 @@ describe('correlate, steps 7 and 8: placeOnNode and rankLosses', () => {
   it('tookJobBefore: a completed job of its own, or job fields seen before the loss', () => {
     const done = view({ jobs: [job({ status: 'completed' })] });
     expect(tookJobBefore(done)(loss({ at: null }))).toBe(true);
+    const started = view({ jobs: [job({ status: 'completed', startedAt: iso(T0) })] });
+    expect(tookJobBefore(started)(loss({ at: T0 + S }))).toBe(true);
+    // Lost before its job started: the re-created pod took the job, nothing was spent.
+    expect(tookJobBefore(started)(loss({ at: T0 - S }))).toBe(false);
     const seen = view({ jobSeenAt: T0 });
     expect(tookJobBefore(seen)(loss({ at: T0 }))).toBe(true);
     expect(tookJobBefore(seen)(loss({ at: T0 - S }))).toBe(false);
