@@ -35,7 +35,14 @@ export class ObjectStore {
   watchFault: ((resource: string) => 'cut' | undefined) | undefined;
   private rv = 1;
   private readonly objects = new Map<string, Map<string, KubeObject>>();
+  /**
+   * Each resource's objects by namespace ('' when cluster-scoped): a namespaced list reads its
+   * namespace only, as the API server's watch cache indexes by namespace (storage/cacher).
+   */
+  private readonly byNamespace = new Map<string, Map<string, Map<string, KubeObject>>>();
+  /** Retained changes are `history[historyStart..]`; the array is trimmed now and then. */
   private history: StoreEvent[] = [];
+  private historyStart = 0;
   /** The oldest resourceVersion a watch may resume from. */
   private compactedRv = 1;
   private readonly listeners = new Set<StoreListener>();
@@ -56,6 +63,7 @@ export class ObjectStore {
   /** Drops history so that watches from older resourceVersions get 410 Gone. */
   compact(): void {
     this.history = [];
+    this.historyStart = 0;
     this.compactedRv = this.rv;
   }
 
@@ -76,15 +84,10 @@ export class ObjectStore {
 
   /** Objects sorted by namespace/name (the order the real server lists in); not copied. */
   scan(resource: string, ns?: string): KubeObject[] {
-    const map = this.objects.get(resource);
+    const map =
+      ns === undefined ? this.objects.get(resource) : this.byNamespace.get(resource)?.get(ns);
     if (!map) return [];
-    const keys = [...map.keys()].sort();
-    const out: KubeObject[] = [];
-    for (const k of keys) {
-      const o = map.get(k) as KubeObject;
-      if (ns === undefined || o.metadata.namespace === ns) out.push(o);
-    }
-    return out;
+    return [...map.keys()].sort().map((k) => map.get(k) as KubeObject);
   }
 
   resources(): string[] {
@@ -104,6 +107,7 @@ export class ObjectStore {
     const stored = deepClone(object);
     stored.metadata.resourceVersion = String(rv);
     map.set(key, stored);
+    this.namespaceMap(resource, object.metadata.namespace).set(key, stored);
     this.emit({ type: previous ? 'MODIFIED' : 'ADDED', resource, object: stored, previous, rv });
     return deepClone(stored);
   }
@@ -114,6 +118,7 @@ export class ObjectStore {
     const previous = map?.get(key);
     if (!map || !previous) return undefined;
     map.delete(key);
+    this.namespaceMap(resource, ns).delete(key);
     const rv = ++this.rv;
     const gone = deepClone(previous);
     gone.metadata.resourceVersion = String(rv);
@@ -124,7 +129,7 @@ export class ObjectStore {
   /** Changes after `rv`, or 'expired' when history no longer reaches back that far. */
   changesSince(rv: number): StoreEvent[] | 'expired' {
     if (rv < this.compactedRv) return 'expired';
-    let lo = 0;
+    let lo = this.historyStart;
     let hi = this.history.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
@@ -134,12 +139,25 @@ export class ObjectStore {
     return this.history.slice(lo);
   }
 
+  private namespaceMap(resource: string, ns: string | undefined): Map<string, KubeObject> {
+    let byNs = this.byNamespace.get(resource);
+    if (!byNs) this.byNamespace.set(resource, (byNs = new Map()));
+    let map = byNs.get(ns ?? '');
+    if (!map) byNs.set(ns ?? '', (map = new Map()));
+    return map;
+  }
+
   private emit(event: StoreEvent): void {
     this.history.push(event);
-    if (this.history.length > this.historyLimit) {
-      const drop = this.history.length - this.historyLimit;
-      this.compactedRv = (this.history[drop - 1] as StoreEvent).rv;
-      this.history = this.history.slice(drop);
+    const retained = this.history.length - this.historyStart;
+    if (retained > this.historyLimit) {
+      this.historyStart += retained - this.historyLimit;
+      this.compactedRv = (this.history[this.historyStart - 1] as StoreEvent).rv;
+      // Trimmed once the dropped part outgrows what is kept: each change is copied about once.
+      if (this.historyStart > this.historyLimit) {
+        this.history = this.history.slice(this.historyStart);
+        this.historyStart = 0;
+      }
     }
     for (const l of [...this.listeners]) l(event);
   }
