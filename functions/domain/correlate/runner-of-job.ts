@@ -97,6 +97,7 @@ export function runnerOfJob(c: Correlation, job: JobRecord): RunnerView | null {
     scaleSet: first.scaleSet,
     arcOwned: first.arcOwned,
     legacyArc: first.legacyArc,
+    arcDeletesKilled: first.arcDeletesKilled,
     runnerId: job.job.runnerId,
     jobs: [job],
     busy: true,

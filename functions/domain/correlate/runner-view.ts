@@ -24,6 +24,11 @@ export interface RunnerView {
   arcOwned: boolean;
   /** ARC ≤ 0.11 (bool `failures`, or version label): it never frees a failed slot itself. */
   legacyArc: boolean;
+  /**
+   * ARC ≥ 0.15: it deletes a killed runner's EphemeralRunner and pod itself within a second
+   * (ephemeralrunner_controller.go `deleteEphemeralRunnerOrPod`, see classifyKilledRunner).
+   */
+  arcDeletesKilled: boolean;
   jobFields: EphemeralRunnerJobFields | null;
   /** When runner-medic first saw the ER's job fields (from its cache), null if never. */
   jobSeenAt: number | null;
@@ -59,6 +64,7 @@ export function emptyRunnerView(cluster: string, namespace: string, name: string
     podMissingSince: null,
     arcOwned: false,
     legacyArc: false,
+    arcDeletesKilled: false,
     jobFields: null,
     jobSeenAt: null,
     arcWontRecover: false,

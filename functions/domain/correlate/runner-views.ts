@@ -56,11 +56,21 @@ const hasJobFields = (
 ): f is EphemeralRunnerJobFields =>
   Boolean(f && (f.jobId || f.jobRepositoryName || f.workflowRunId));
 
+/** The ARC version label of a runner's EphemeralRunner or pod. */
+const arcVersionOfRunner = (v: RunnerView) =>
+  (v.er && arcVersionOf(v.er.metadata)) ?? (v.pod && arcVersionOf(v.pod.metadata)) ?? null;
+
 /** ARC ≤ 0.11: bool `failures`, or the version label of its EphemeralRunner or pod. */
 function isLegacyArc(v: RunnerView): boolean {
   if (v.er?.failuresShape === 'bool') return true;
-  const version = (v.er && arcVersionOf(v.er.metadata)) ?? (v.pod && arcVersionOf(v.pod.metadata));
+  const version = arcVersionOfRunner(v);
   return version !== null && version[0] === 0 && version[1] < 12;
+}
+
+/** ARC 0.15 or later, by the version label. */
+function deletesKilledRunners(v: RunnerView): boolean {
+  const version = arcVersionOfRunner(v);
+  return version !== null && (version[0] > 0 || version[1] >= 15);
 }
 
 /**
@@ -83,6 +93,7 @@ export function identify(v: RunnerView, cache: ErJobCacheEntry | undefined): voi
     (!er || isArcOwned(er.metadata)) &&
     !v.losses.some((l) => l.ownedByArc === false);
   v.legacyArc = isLegacyArc(v);
+  v.arcDeletesKilled = deletesKilledRunners(v);
   v.jobFields = hasJobFields(er?.job) ? er.job : hasJobFields(cache?.job) ? cache.job : null;
   v.runnerId = er?.runnerId ?? cache?.runnerId ?? null;
   v.jobSeenAt = cache?.seenAt ?? null;

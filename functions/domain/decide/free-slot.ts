@@ -144,7 +144,11 @@ export function freeSlot(
   }
   if (er.phase === 'Succeeded') return false;
   const rules = effectiveFor(ctx, runnerScope(v)).rules.freePoisonedSlot;
-  const grace = v.arcWontRecover ? rules.arcWontRecoverGraceSeconds : rules.graceSeconds;
+  // ARC ≥ 0.15 frees a killed runner's slot itself within a second: deleting it at once would
+  // race ARC's own delete, so its grace is the ordinary one.
+  const arcFreesIt = v.arcDeletesKilled && loss.cause.kind === 'runner-killed';
+  const grace =
+    v.arcWontRecover && !arcFreesIt ? rules.arcWontRecoverGraceSeconds : rules.graceSeconds;
   const due = since + grace * 1000;
   if (!skipGrace && ctx.now < due) {
     wake(ctx, due, v);

@@ -5,7 +5,7 @@ import { deathEvidence } from '../../../functions/domain/decide/runner-death.js'
 import { DEFAULT_POLICY } from '../../../functions/domain/policy/policy.js';
 import type { Facts, RunnerRegistration } from '../../../functions/domain/model/facts.js';
 import { describeCause, type Loss } from '../../../functions/domain/model/loss.js';
-import { facts, job, pod } from './builders.js';
+import { er, facts, job, pod } from './builders.js';
 import { CLUSTER, NS, SCALE_SET, T0, iso } from './fixtures.js';
 
 /**
@@ -290,5 +290,57 @@ describe('rule 4 on ARC 0.15: the run of a killed runner whose objects are gone'
     );
     const losses = sighting ? [sighting] : [];
     expect(rule4(f({ losses }), T0 + 60 * S)).toEqual([]);
+  });
+});
+
+describe('rule 1 and a busy runner killed under its pod', () => {
+  const objects = (version: string) => {
+    const killedPod = pod({
+      phase: 'Failed',
+      conditions: notReady,
+      containerStatuses: [killed(137)],
+      version,
+    });
+    const runner = er({
+      version,
+      job: {
+        jobRepositoryName: 'acme/app',
+        workflowRunId: 9_000_000_001,
+        jobDisplayName: 'build',
+      },
+    });
+    const loss = classifyKilledRunner(killedPod);
+    if (!loss) throw new Error('no kill');
+    const cache = {
+      cluster: CLUSTER,
+      namespace: NS,
+      runnerName: NAME,
+      scaleSet: SCALE_SET,
+      runnerId: 42,
+      job: runner.job,
+      seenAt: T0 - 300 * S,
+    };
+    return facts({
+      pods: [killedPod],
+      ephemeralRunners: [runner],
+      losses: [loss],
+      erJobCache: [cache],
+      listings: [{ cluster: CLUSTER, namespace: NS, at: T0 }],
+    });
+  };
+  const deletes = (x: Facts, now: number) =>
+    decide(x, DEFAULT_POLICY, now).actions.filter(
+      (a) => a.target.kind === 'delete-ephemeral-runner',
+    );
+
+  it('ARC 0.13 never frees that slot: its EphemeralRunner is deleted at sight', () => {
+    expect(deletes(objects('0.13.1'), T0)).toHaveLength(1);
+  });
+
+  it('ARC 0.15 deletes it itself within a second: the ordinary grace, then only if it did not', () => {
+    const x = objects('0.15.1');
+    expect(deletes(x, T0)).toEqual([]);
+    expect(deletes(x, T0 + 179 * S)).toEqual([]);
+    expect(deletes(x, T0 + 180 * S)).toHaveLength(1);
   });
 });
