@@ -26,6 +26,7 @@ import { SimClock } from '../../sim/clock.js';
 import { SimCluster } from '../../sim/kube/cluster.js';
 import { parseManifest } from '../../sim/kube/manifest.js';
 import type { KubeObject } from '../../sim/kube/types.js';
+import { assertReachableByOthers } from '../helpers/unprivileged-child.js';
 
 const IN_CLUSTER = 'infra/kubernetes/in-cluster';
 const RBAC_FILES = ['rbac-lease.yaml', 'rbac-runner-namespace.yaml', 'rbac-cluster.yaml'];
@@ -315,6 +316,7 @@ interface Finished {
 /** `runner-medic doctor --in-cluster --json` as a process of a non-root user (the pod's uid). */
 function runDoctorProcess(env: Record<string, string>): Promise<Finished> {
   const root = process.getuid?.() === 0;
+  if (root) assertReachableByOthers(process.execPath);
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,

@@ -39,6 +39,7 @@ import { loadServeSettings } from '../../functions/serve/serve-settings.js';
 import { SimClock } from '../../sim/clock.js';
 import { GitHubSim } from '../../sim/github/github-sim.js';
 import { SimCluster } from '../../sim/kube/cluster.js';
+import { assertReachableByOthers } from '../helpers/unprivileged-child.js';
 
 const IN_CLUSTER = 'infra/kubernetes/in-cluster';
 const TIMEOUT = 240_000;
@@ -336,6 +337,7 @@ test(
       writeFileSync(kubeconfig, cluster.apiServer.kubeconfig(serviceAccount), { mode: 0o600 });
 
       const asImageUser = process.getuid?.() === 0;
+      if (asImageUser) assertReachableByOthers(process.cwd());
       for (const dir of Object.values(mounts)) {
         mkdirSync(dir, { recursive: true });
         if (asImageUser) chownSync(dir, uid as number, gid as number);
