@@ -3,7 +3,7 @@ import type { NodeSignal } from '../domain/model/loss.js';
 import { emptyFacts, type Facts, type RunnerRegistration } from '../domain/model/facts.js';
 import type { Policy } from '../domain/policy/policy.js';
 import { runnerSetPrefix } from '../domain/correlate/runner-of-job.js';
-import { ms } from '../domain/decide/context.js';
+import { ms } from '../domain/model/time.js';
 import { isArcRunnerPod, scaleSetOf } from '../domain/correlate/runner-guard.js';
 import type {
   ClusterGateway,

@@ -12,6 +12,7 @@ import { runnerLoss } from '../classify/runner-loss.js';
 import type { Node, Pod } from '../model/cluster-facts.js';
 import type { Facts, RunnerRegistration } from '../model/facts.js';
 import { NODE_DOWN_KINDS, type Loss } from '../model/loss.js';
+import { ms } from '../model/time.js';
 import type { RunnerView } from './runner-view.js';
 import { signalsOnNode } from './runners-on-nodes.js';
 
@@ -24,10 +25,10 @@ import { signalsOnNode } from './runners-on-nodes.js';
 export function tookJobBefore(v: RunnerView): (l: Loss) => boolean {
   const doneStarts = v.jobs
     .filter((j) => j.job.runnerName === v.name && j.job.status === 'completed')
-    .map((j) => (j.job.startedAt ? Date.parse(j.job.startedAt) : NaN));
+    .map((j) => ms(j.job.startedAt));
   const seen = v.jobSeenAt;
   return (l) =>
-    doneStarts.some((started) => l.at === null || !(started > l.at)) ||
+    doneStarts.some((started) => l.at === null || started === null || started <= l.at) ||
     (seen !== null && l.at !== null && seen <= l.at);
 }
 

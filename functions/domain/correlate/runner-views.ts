@@ -60,19 +60,6 @@ const hasJobFields = (
 const arcVersionOfRunner = (v: RunnerView) =>
   (v.er && arcVersionOf(v.er.metadata)) ?? (v.pod && arcVersionOf(v.pod.metadata)) ?? null;
 
-/** ARC ≤ 0.11: bool `failures`, or the version label of its EphemeralRunner or pod. */
-function isLegacyArc(v: RunnerView): boolean {
-  if (v.er?.failuresShape === 'bool') return true;
-  const version = arcVersionOfRunner(v);
-  return version !== null && version[0] === 0 && version[1] < 12;
-}
-
-/** ARC 0.15 or later, by the version label. */
-function deletesKilledRunners(v: RunnerView): boolean {
-  const version = arcVersionOfRunner(v);
-  return version !== null && (version[0] > 0 || version[1] >= 15);
-}
-
 /**
  * Step 2: a runner's own identity: its scale set, whether it is ARC's (some evidence, and nothing
  * present contradicts it), its ARC generation, the job its EphemeralRunner (or the cache) names,
@@ -92,8 +79,11 @@ export function identify(v: RunnerView, cache: ErJobCacheEntry | undefined): voi
     (!pod || isRunnerPod(pod.metadata)) &&
     (!er || isArcOwned(er.metadata)) &&
     !v.losses.some((l) => l.ownedByArc === false);
-  v.legacyArc = isLegacyArc(v);
-  v.arcDeletesKilled = deletesKilledRunners(v);
+  const version = arcVersionOfRunner(v);
+  // ARC ≤ 0.11 (bool `failures`, or its version label); ARC ≥ 0.15 by its version label.
+  v.legacyArc =
+    v.er?.failuresShape === 'bool' || (version !== null && version[0] === 0 && version[1] < 12);
+  v.arcDeletesKilled = version !== null && (version[0] > 0 || version[1] >= 15);
   v.jobFields = hasJobFields(er?.job) ? er.job : hasJobFields(cache?.job) ? cache.job : null;
   v.runnerId = er?.runnerId ?? cache?.runnerId ?? null;
   v.jobSeenAt = cache?.seenAt ?? null;

@@ -130,13 +130,6 @@ export function effectiveFor(ctx: RuleContext, scope: ActionScope): EffectivePol
   return eff;
 }
 
-/** Time of an ISO string in epoch ms; null when absent or invalid. */
-export function ms(iso: string | null | undefined): number | null {
-  if (!iso) return null;
-  const t = Date.parse(iso);
-  return Number.isFinite(t) ? t : null;
-}
-
 /** Whether the runner's node is NotReady or gone. */
 export const nodeDown = (v: RunnerView): boolean =>
   v.node?.deletionTimestamp != null ||

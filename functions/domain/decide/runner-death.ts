@@ -4,7 +4,7 @@ import type { ActionRecord, Facts, JobRecord } from '../model/facts.js';
 import { idempotencyKey } from '../model/idempotency-key.js';
 import { isoTime } from '../model/iso-time.js';
 import { describeCause, lossKindSchema, NODE_DOWN_KINDS, type LossKind } from '../model/loss.js';
-import { ms } from './context.js';
+import { ms } from '../model/time.js';
 import { matchesErFields } from '../correlate/runner-of-job.js';
 
 /** A busy runner the live objects show dead with its job, since when, and what shows it. */

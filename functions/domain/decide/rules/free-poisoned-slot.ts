@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { STUCK_AFTER_JOB_MS } from '../../classify/classify-finished-runner.js';
-import { ms, wake, type RuleContext } from '../context.js';
+import { ms } from '../../model/time.js';
+import { wake, type RuleContext } from '../context.js';
 import { freeSlot } from '../free-slot.js';
 import { defineRule, ruleSettings, seconds } from '../rule.js';
 

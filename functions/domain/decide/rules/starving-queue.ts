@@ -1,7 +1,8 @@
 import { runnersForJob } from '../../correlate/correlate.js';
 import { idempotencyKey } from '../../model/idempotency-key.js';
 import { isProvenArcRunner } from '../../correlate/runner-guard.js';
-import { effectiveFor, ms, propose, runnerScope, wake, type RuleContext } from '../context.js';
+import { ms } from '../../model/time.js';
+import { effectiveFor, propose, runnerScope, wake, type RuleContext } from '../context.js';
 import { freeSlot } from '../free-slot.js';
 import { defineRule, ruleSettings, seconds } from '../rule.js';
 
