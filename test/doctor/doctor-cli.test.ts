@@ -3,29 +3,12 @@
  * bin, through its launcher) and `npm run doctor`. Exit codes 0 (help), 1 (the sandbox's
  * findings) and 2 (a cluster and GitHub on closed loopback ports).
  */
-import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:net';
-
-interface Finished {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+import { runToEnd, type Finished } from '../helpers/run-to-end.js';
 
 function run(command: string, args: string[], env: Record<string, string> = {}): Promise<Finished> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runToEnd(command, args, { env: { ...process.env, ...env } });
 }
 
 /** A loopback port that was free a moment ago and has nothing listening now. */

@@ -7,7 +7,6 @@
  * writable (the CLI as a non-root process), a stale Lease, no Lease. The serve replica's clock is
  * the twin's SimClock, and so is the doctor's (a CLI seam), so the Lease's age is simulated time.
  */
-import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,6 +25,7 @@ import { SimClock } from '../../sim/clock.js';
 import { SimCluster } from '../../sim/kube/cluster.js';
 import { parseManifest } from '../../sim/kube/manifest.js';
 import type { KubeObject } from '../../sim/kube/types.js';
+import { runToEnd, type Finished } from '../helpers/run-to-end.js';
 import { assertReachableByOthers } from '../helpers/unprivileged-child.js';
 
 const IN_CLUSTER = 'infra/kubernetes/in-cluster';
@@ -307,33 +307,18 @@ test('a replica whose informers fail: /readyz says why, and the RBAC check names
   }
 });
 
-interface Finished {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** `runner-medic doctor --in-cluster --json` as a process of a non-root user (the pod's uid). */
 function runDoctorProcess(env: Record<string, string>): Promise<Finished> {
   const root = process.getuid?.() === 0;
   if (root) assertReachableByOthers(process.execPath);
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['functions/cli/runner-medic.mjs', 'doctor', '--in-cluster', '--json'],
-      {
-        env: { PATH: process.env.PATH ?? '', HOME: world.dir, ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-        ...(root ? { uid: 65534, gid: 65534 } : {}),
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runToEnd(
+    process.execPath,
+    ['functions/cli/runner-medic.mjs', 'doctor', '--in-cluster', '--json'],
+    {
+      env: { PATH: process.env.PATH ?? '', HOME: world.dir, ...env },
+      ...(root ? { uid: 65534, gid: 65534 } : {}),
+    },
+  );
 }
 
 test('a store folder that is not writable: the store finding, from the CLI as a process', async () => {

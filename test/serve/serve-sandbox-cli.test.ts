@@ -4,26 +4,11 @@
  * runtime on the twins. The narration is on stderr, the audit events as JSON lines on stdout, and
  * the exit code is the outcome's.
  */
-import { spawn } from 'node:child_process';
-
-interface Finished {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+import { runToEnd, type Finished } from '../helpers/run-to-end.js';
 
 function run(args: string[], env: Record<string, string> = {}): Promise<Finished> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('npx', ['--no-install', 'tsx', 'functions/cli/entry.ts', ...args], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  return runToEnd('npx', ['--no-install', 'tsx', 'functions/cli/entry.ts', ...args], {
+    env: { ...process.env, ...env },
   });
 }
 
