@@ -1,3 +1,4 @@
+import type { JobRecord } from '../../../functions/domain/model/facts.js';
 import type { EngineHarness } from './engine-harness.js';
 
 export const NS = 'arc-runners';
@@ -78,4 +79,41 @@ export function seedRunner(
   harness.kube.api.modify('arc', 'ephemeralrunners', NS, name, (o) => void (o.status = status), {
     subresource: 'status',
   });
+}
+
+/** A successful job of acme/app on the scale set, as its `completed` webhook tells the store. */
+export function completedJob(o: {
+  jobId: number;
+  runId: number;
+  runnerId: number;
+  runnerName: string;
+  installationId: number | null;
+  createdAt: number;
+  startedAt: number;
+  completedAt: number;
+}): JobRecord {
+  return {
+    repository: { id: 1, fullName: 'acme/app', owner: 'acme', name: 'app' },
+    installationId: o.installationId,
+    annotations: null,
+    job: {
+      jobId: o.jobId,
+      runId: o.runId,
+      runAttempt: 1,
+      name: 'build',
+      workflowName: 'ci',
+      headBranch: 'main',
+      labels: [SET],
+      status: 'completed',
+      conclusion: 'success',
+      runnerId: o.runnerId,
+      runnerName: o.runnerName,
+      runnerGroupId: 1,
+      runnerGroupName: 'Default',
+      htmlUrl: `https://github.com/acme/app/actions/runs/${o.runId}/job/${o.jobId}`,
+      createdAt: new Date(o.createdAt).toISOString(),
+      startedAt: new Date(o.startedAt).toISOString(),
+      completedAt: new Date(o.completedAt).toISOString(),
+    },
+  };
 }

@@ -1,7 +1,7 @@
 import { runEngine } from '../../../functions/engine/run-engine.js';
 import { FULL_RELIST_MS } from '../../../functions/engine/sweep.js';
 import { DEFAULT_POLICY } from '../../../functions/domain/policy/policy.js';
-import { NS, SET, seedRunner, seedRunnerSet } from './arc-objects.js';
+import { NS, SET, completedJob, seedRunner, seedRunnerSet } from './arc-objects.js';
 import { EngineHarness } from './engine-harness.js';
 
 /** The org's registered runners: more than the orphan scan's 2 pages of 100 a sweep. */
@@ -115,30 +115,16 @@ describe('rule 5 at org scale: an orphan among 600 runners, found by the slow or
       );
     // The org's installation, as a webhook of an earlier job told the store.
     await harness.engine.store.recordJob(
-      {
-        repository: { id: 1, fullName: 'acme/app', owner: 'acme', name: 'app' },
+      completedJob({
+        jobId: 42,
+        runId: 7,
+        runnerId: 1,
+        runnerName: 'an-earlier-runner',
         installationId,
-        annotations: null,
-        job: {
-          jobId: 42,
-          runId: 7,
-          runAttempt: 1,
-          name: 'build',
-          workflowName: 'ci',
-          headBranch: 'main',
-          labels: [SET],
-          status: 'completed',
-          conclusion: 'success',
-          runnerId: 1,
-          runnerName: 'an-earlier-runner',
-          runnerGroupId: 1,
-          runnerGroupName: 'Default',
-          htmlUrl: 'https://github.com/acme/app/actions/runs/7/job/42',
-          createdAt: new Date(clock.now() - 600_000).toISOString(),
-          startedAt: new Date(clock.now() - 500_000).toISOString(),
-          completedAt: new Date(clock.now() - 400_000).toISOString(),
-        },
-      },
+        createdAt: clock.now() - 600_000,
+        startedAt: clock.now() - 500_000,
+        completedAt: clock.now() - 400_000,
+      }),
       clock.now(),
     );
 

@@ -1,6 +1,6 @@
 import { STUCK_AFTER_JOB_MS } from '../../../functions/domain/classify/classify-finished-runner.js';
 import { runEngine } from '../../../functions/engine/run-engine.js';
-import { NS, SET, seedRunner, seedRunnerSet } from './arc-objects.js';
+import { NS, SET, completedJob, seedRunner, seedRunnerSet } from './arc-objects.js';
 import { CLUSTER, EngineHarness } from './engine-harness.js';
 
 const RUNNER = `${SET}-x7k2p-runner-bbbbb`;
@@ -32,30 +32,16 @@ describe("a runner's own timer wakes that runner, not its namespace", () => {
     // Its job ends now (as the job's webhook tells the store); the runner is still up.
     const ended = clock.now();
     await harness.engine.store.recordJob(
-      {
-        repository: { id: 1, fullName: 'acme/app', owner: 'acme', name: 'app' },
+      completedJob({
+        jobId: 77,
+        runId: 8,
+        runnerId: 9,
+        runnerName: RUNNER,
         installationId: null,
-        annotations: null,
-        job: {
-          jobId: 77,
-          runId: 8,
-          runAttempt: 1,
-          name: 'build',
-          workflowName: 'ci',
-          headBranch: 'main',
-          labels: [SET],
-          status: 'completed',
-          conclusion: 'success',
-          runnerId: 9,
-          runnerName: RUNNER,
-          runnerGroupId: 1,
-          runnerGroupName: 'Default',
-          htmlUrl: 'https://github.com/acme/app/actions/runs/8/job/77',
-          createdAt: new Date(ended - 300_000).toISOString(),
-          startedAt: new Date(ended - 290_000).toISOString(),
-          completedAt: new Date(ended).toISOString(),
-        },
-      },
+        createdAt: ended - 300_000,
+        startedAt: ended - 290_000,
+        completedAt: ended,
+      }),
       ended,
     );
     // ARC marks the EphemeralRunner: a change that makes the sweep decide the namespace.

@@ -1,7 +1,7 @@
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { createDocumentClient } from '../../../functions/config/compose-clients.js';
 import { runEngine } from '../../../functions/engine/run-engine.js';
-import { NS, SET, seedRunner, seedRunnerSet } from './arc-objects.js';
+import { NS, SET, completedJob, seedRunner, seedRunnerSet } from './arc-objects.js';
 import { EngineHarness } from './engine-harness.js';
 
 const RUNNER = `${SET}-x7k2p-runner-aaaaa`;
@@ -39,30 +39,16 @@ async function healthyRunner(harness: EngineHarness): Promise<number> {
   );
   // The org's installation, as a webhook of an earlier job told the store.
   await harness.engine.store.recordJob(
-    {
-      repository: { id: 1, fullName: 'acme/app', owner: 'acme', name: 'app' },
+    completedJob({
+      jobId: 42,
+      runId: 7,
+      runnerId,
+      runnerName: 'an-earlier-runner',
       installationId,
-      annotations: null,
-      job: {
-        jobId: 42,
-        runId: 7,
-        runAttempt: 1,
-        name: 'build',
-        workflowName: 'ci',
-        headBranch: 'main',
-        labels: [SET],
-        status: 'completed',
-        conclusion: 'success',
-        runnerId,
-        runnerName: 'an-earlier-runner',
-        runnerGroupId: 1,
-        runnerGroupName: 'Default',
-        htmlUrl: 'https://github.com/acme/app/actions/runs/7/job/42',
-        createdAt: new Date(clock.now() - 600_000).toISOString(),
-        startedAt: new Date(clock.now() - 500_000).toISOString(),
-        completedAt: new Date(clock.now() - 400_000).toISOString(),
-      },
-    },
+      createdAt: clock.now() - 600_000,
+      startedAt: clock.now() - 500_000,
+      completedAt: clock.now() - 400_000,
+    }),
     clock.now(),
   );
   return installationId;
