@@ -1,4 +1,5 @@
 // Shared test setup: quiet structured logs unless a test asks for them, and never a real AWS call.
+import { runZeroDelayTimersOnNextTurn } from './zero-delay-timers.js';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 process.env.POWERTOOLS_DEV ??= 'false';
 process.env.AWS_REGION ??= 'eu-west-1';
@@ -11,3 +12,4 @@ process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 // waits on a watch, so the real second only cost wall time (16 s in two engine tests alone).
 // A twin built with its own watchSecondMs (npm run twin's) keeps it.
 process.env.SIM_KUBE_WATCH_SECOND_MS ??= '10';
+runZeroDelayTimersOnNextTurn();
