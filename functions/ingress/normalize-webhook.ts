@@ -84,8 +84,17 @@ export function normalizeWebhook(context: DeliveryContext, payload: unknown): No
   const parsed = workflowRunEventSchema.safeParse(payload);
   if (!parsed.success) return { kind: 'invalid', missing: problemPaths(parsed.error) };
   const { workflow_run: run, ...delivery } = parsed.data;
+  if (run.conclusion !== null && ENDINGS_WITH_NOTHING_TO_RESCUE.has(run.conclusion))
+    return { kind: 'ignored', reason: `a run that ended ${run.conclusion} needs nothing` };
   return observed({ kind: 'run.completed', ...base(context, delivery), run: toRunFacts(run) });
 }
+
+/**
+ * A run that ended so has no job to re-run (a lost job fails its run), and its attempt is known
+ * from its jobs' own webhooks: the delivery is neither stored nor published. Most runs end so;
+ * they were a quarter of a healthy org's stored deliveries.
+ */
+const ENDINGS_WITH_NOTHING_TO_RESCUE = new Set(['success', 'skipped', 'neutral']);
 
 const observed = (observation: GithubObservation): NormalizeResult => ({
   kind: 'observation',

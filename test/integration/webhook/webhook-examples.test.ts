@@ -128,23 +128,38 @@ describe('github-webhook with every workflow_job example from @octokit/webhooks-
     expect(detail.job.conclusion).toBe('failure');
   });
 
-  it('accepts workflow_run.completed and ignores the other workflow_run actions', async () => {
+  it('accepts a workflow_run.completed that did not succeed, and ignores the rest', async () => {
     const runs = examplesFor('workflow_run').map(asAppDelivery);
+    const succeeded = runs.find((r) => runConclusion(r) === 'success');
+    runs.push({
+      ...succeeded,
+      workflow_run: { ...(succeeded?.workflow_run as object), conclusion: 'failure' },
+    });
     const results = [];
     for (const [index, payload] of runs.entries()) {
+      const before = harness.eventBridge.entries.length;
       results.push({
         action: payload.action,
+        conclusion: runConclusion(payload),
         result: await harness.deliver({
           event: 'workflow_run',
           body: JSON.stringify(payload),
           deliveryId: `run-${index}`,
         }),
+        published: harness.eventBridge.entries.length - before,
       });
     }
-    for (const { action, result } of results) {
+    for (const { action, conclusion, result, published } of results) {
+      const wanted = action === 'completed' && conclusion !== 'success';
       expect(result.statusCode).toBe(202);
-      expect(result.body.status).toBe(action === 'completed' ? 'accepted' : 'ignored');
+      expect(result.body.status).toBe(wanted ? 'accepted' : 'ignored');
+      expect(published).toBe(wanted ? 1 : 0);
     }
-    expect(results.some((r) => r.action === 'completed')).toBe(true);
+    // The examples hold both: a run that succeeded (nothing to rescue) and one still to judge.
+    expect(results.filter((r) => r.result.body.status === 'accepted').length).toBeGreaterThan(1);
+    expect(results.some((r) => r.action === 'completed' && r.conclusion === 'success')).toBe(true);
   });
 });
+
+const runConclusion = (payload: Record<string, unknown>) =>
+  (payload.workflow_run as { conclusion?: unknown } | undefined)?.conclusion;
