@@ -14,6 +14,7 @@
  * - an ERROR event of any other kind.
  */
 import { Watch } from '@kubernetes/client-node/dist/watch.js';
+import type { LimitFunction } from 'p-limit';
 import type { KubeConfig } from './client-node.js';
 import { statusCodeOf } from './kube-errors.js';
 
@@ -61,6 +62,8 @@ export interface FollowOptions {
    * lasts about `watchSeconds - 2` s when nothing changed. @default 3
    */
   watchSeconds?: number;
+  /** Runs each list page in turn with the cluster's other lists (watches are not limited). */
+  listSlots?: LimitFunction;
 }
 
 const keyOf = (raw: unknown): string | null => {
@@ -102,7 +105,7 @@ export class ChangeFollower<T> {
       let rv: string | undefined;
       try {
         do {
-          const page = await this.source.listPage(next);
+          const page = await this.listPage(next);
           for (const raw of page.items) this.apply(objects, 'ADDED', raw);
           next = page.next;
           rv = page.resourceVersion;
@@ -115,6 +118,11 @@ export class ChangeFollower<T> {
         if (attempt > 0 || next === undefined || codeOf(e) !== 410) throw e;
       }
     }
+  }
+
+  private listPage(next: string | undefined): Promise<RawListPage> {
+    const slots = this.options.listSlots;
+    return slots ? slots(() => this.source.listPage(next)) : this.source.listPage(next);
   }
 
   /**

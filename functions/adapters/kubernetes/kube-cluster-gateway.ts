@@ -1,3 +1,4 @@
+import pLimit from 'p-limit';
 import { CoreV1Api, CustomObjectsApi, type KubeConfig } from './client-node.js';
 import type { EphemeralRunner, Node, Pod } from '../../domain/model/cluster-facts.js';
 import { parseEphemeralRunner, parseNode, parsePod } from '../../domain/parse/parse-kube-object.js';
@@ -47,6 +48,15 @@ export interface KubeClusterGatewayOptions {
 /** A node name is a DNS subdomain (RFC 1123): it can hold no selector syntax. */
 const NODE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
+/**
+ * List pages in flight at once to one cluster. A sweep that lists every runner namespace would
+ * otherwise send 200 lists together at 100 namespaces: the API server's priority and fairness
+ * queues them by the seats a list takes (kubernetes.io/docs/concepts/cluster-administration/flow-control/),
+ * and their 10 s timeouts ran out on a busy twin. Watches, served from the watch cache, are not
+ * limited: each waits about a second for its bookmark, and all of them wait together.
+ */
+const LIST_PAGES_AT_ONCE = 8;
+
 /** How many times removeFinalizers re-reads and retries when the object moved under it. */
 const FINALIZER_ATTEMPTS = 3;
 
@@ -59,6 +69,7 @@ export class KubeClusterGateway implements ClusterGateway {
   private readonly custom: CustomObjectsApi;
   private readonly pageSize: number;
   private readonly timeoutMs: number;
+  private readonly listSlots = pLimit(LIST_PAGES_AT_ONCE);
 
   constructor(private readonly options: KubeClusterGatewayOptions) {
     this.cluster = options.cluster;
@@ -197,6 +208,7 @@ export class KubeClusterGateway implements ClusterGateway {
   private followOptions() {
     return {
       kubeConfig: this.options.kubeConfig,
+      listSlots: this.listSlots,
       ...(this.options.watchSeconds ? { watchSeconds: this.options.watchSeconds } : {}),
     };
   }

@@ -29,6 +29,8 @@ export class LoopbackProxy {
   intercept: ((req: ProxyRequest) => Reply | 'hang' | undefined) | undefined;
   beforeForward: ((req: ProxyRequest) => void) | undefined;
   authorize: ((authorization: string | undefined) => string | Reply) | undefined;
+  /** Requests received and not yet answered, by method and whether a watch: now and at most. */
+  readonly inFlight = new Map<string, { now: number; most: number }>();
   private server: Server | undefined;
   private port = 0;
 
@@ -59,6 +61,12 @@ export class LoopbackProxy {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const kind = `${req.method} ${req.url?.includes('watch=true') ? 'watch' : 'request'}`;
+    const count = this.inFlight.get(kind) ?? { now: 0, most: 0 };
+    this.inFlight.set(kind, count);
+    count.now++;
+    count.most = Math.max(count.most, count.now);
+    res.on('close', () => count.now--);
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const seen: ProxyRequest = {
