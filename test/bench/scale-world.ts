@@ -116,6 +116,9 @@ export class ScaleWorld {
           ]),
         ),
         clock: this.clock,
+        // Engine tests run several worlds at once on busy cores: a request's real 10 s timeout
+        // would measure the machine's load, not the product.
+        gateway: { requestTimeoutMs: 60_000 },
       }),
       github: new OctokitGithubGateway({
         baseUrl: this.github.baseUrl,

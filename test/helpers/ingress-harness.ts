@@ -72,7 +72,8 @@ export async function functionUrlEvent(delivery: Delivery): Promise<LambdaFuncti
   };
 }
 
-export const lambdaContext = localLambdaContext('runner-medic-test-github-webhook');
+/** A minute left, not 10 s: middy ends an invocation early by real time, and tests share busy cores. */
+export const lambdaContext = localLambdaContext('runner-medic-test-github-webhook', 60_000);
 
 export interface ParsedResult {
   statusCode: number;
