@@ -5,12 +5,7 @@ import type { Policy } from '../domain/policy/policy.js';
 import { runnerSetPrefix } from '../domain/correlate/runner-of-job.js';
 import { ms } from '../domain/model/time.js';
 import { isArcRunnerPod, scaleSetOf } from '../domain/correlate/runner-guard.js';
-import type {
-  ClusterGateway,
-  FollowedObjects,
-  FollowedRunners,
-  RunnerListing,
-} from '../ports/cluster-gateway.js';
+import type { ClusterGateway, FollowedRunners, RunnerListing } from '../ports/cluster-gateway.js';
 import type { WatchCursor } from '../ports/watch-cursors.js';
 import {
   RUNNER_SET_KEY,
@@ -144,10 +139,12 @@ export async function publishOutbox(
 }
 
 /**
- * How often every followed scope is listed in full even when its watch resumes: the slow
- * cadence that bounds what a wrong or lost cursor could hide, and re-decides every namespace.
+ * How often every followed scope, and the nodes, are listed in full even when the watches resume:
+ * the slow cadence that bounds what a wrong or lost cursor could hide, and re-decides every
+ * namespace. A 410 Gone relists at once; this is the safety net beside it, and at 50,000 runners
+ * one full list reads about 105,000 objects, so it runs every 6 hours (17,500 objects an hour).
  */
-export const FULL_RELIST_MS = 3_600_000;
+export const FULL_RELIST_MS = 6 * 3_600_000;
 /** A container that starts from a stored cursor lists this many unknown scopes a sweep. */
 const FILL_PER_SWEEP = 20;
 const WHOLE_CLUSTER = '*';
@@ -163,10 +160,15 @@ interface ScopeMemory {
 interface ClusterMemory {
   scopes: Map<string, ScopeMemory>;
   /**
-   * The cluster's nodes, listed when this container first sweeps and at the hourly relist, and
-   * followed by watch in between (no cursor is stored: a new container lists them once).
+   * The cluster's nodes by name: listed when this container first sweeps and at the slow relist;
+   * in between, a node is read again when a runner pod on it changed. Not watched: every kubelet
+   * reports its node's status every 5 min when nothing changed, 60,000 node events an hour at
+   * 5,000 nodes, and a node going wrong changes its runner pods (the node lifecycle controller
+   * marks them not ready, the taint manager and PodGC delete them, a drain evicts them).
    */
-  nodes: FollowedObjects<Node>;
+  nodes: Map<string, Node> | null;
+  /** The node each followed runner pod was last seen on, so a deleted pod still names its node. */
+  nodeOfPod: Map<string, string>;
   /** When every scope was last listed in full; null: never (the next sweep does). */
   listedAt: number | null;
   /** Namespaces that changed and are not decided yet. */
@@ -189,7 +191,8 @@ async function clusterMemory(cluster: string, deps: EngineDeps, now: number) {
   if (held) return held;
   const memory: ClusterMemory = {
     scopes: new Map(),
-    nodes: { objects: new Map(), resourceVersion: null },
+    nodes: null,
+    nodeOfPod: new Map(),
     listedAt: null,
     pending: new Set(),
   };
@@ -226,7 +229,7 @@ function namespacesIn(scope: string, runners: FollowedRunners): string[] {
 /**
  * Brings this container's view of a cluster's runners up to date: each scope's watch resumes
  * from its resourceVersion for a few seconds (all scopes at once), or the scope is listed in
- * full (no cursor, 410 Gone, a cut that does not resume, the hourly cadence, or a scope this
+ * full (no cursor, 410 Gone, a cut that does not resume, the slow cadence, or a scope this
  * container has not listed yet and must decide). Changed namespaces become pending.
  */
 async function followCluster(
@@ -242,10 +245,11 @@ async function followCluster(
   let fill = FILL_PER_SWEEP;
   const pendingIn = (key: string) =>
     key === WHOLE_CLUSTER ? memory.pending.size > 0 : memory.pending.has(key);
-  if (full) memory.nodes = { objects: new Map(), resourceVersion: null };
-  const nodesBefore = new Map(memory.nodes.objects);
-  const [nodes] = await Promise.all([
-    gateway.followNodes(memory.nodes),
+  if (full) memory.nodes = null;
+  const listNodes = memory.nodes === null;
+  const podsChanged = new Set<string>();
+  const [listed] = await Promise.all([
+    listNodes ? gateway.listNodes() : null,
     ...scopes.map(async (key) => {
       let scope = memory.scopes.get(key);
       if (!scope) memory.scopes.set(key, (scope = { runners: emptyRunners(), known: false }));
@@ -268,11 +272,17 @@ async function followCluster(
       if (changes.listed) {
         scope.known = true;
         for (const ns of namespacesIn(key, scope.runners)) memory.pending.add(ns);
+        for (const [podKey, pod] of scope.runners.pods.objects)
+          if (pod.nodeName !== null) memory.nodeOfPod.set(podKey, pod.nodeName);
       }
-      for (const k of changes.changed) memory.pending.add(namespaceOfKey(k));
+      for (const k of changes.changed) {
+        memory.pending.add(namespaceOfKey(k));
+        podsChanged.add(k);
+      }
     }),
   ]);
-  if (!nodes.listed) notePodsOnChangedNodes(memory, nodesBefore, nodes.changed);
+  if (listed) memory.nodes = new Map(listed.map((n) => [n.name, n]));
+  else await readNodesOfChangedPods(memory, gateway, podsChanged);
   if (full) memory.listedAt = now;
   return memory;
 }
@@ -290,23 +300,47 @@ const nodeState = (n: Node | undefined): string =>
       ]);
 
 /**
- * The namespaces of runner pods on nodes whose state changed are decided (a node gone NotReady
- * or deleted changes none of its pods at first); a kubelet's periodic status report alone
- * (a heartbeat) changes nothing a rule reads, and decides nothing.
+ * Reads again the node of every runner pod that changed (or was deleted) since the last sweep.
+ * The namespaces of runner pods on a node whose state changed are decided (a node gone NotReady
+ * or deleted changes its other pods later, or not at all); a node's status report alone changes
+ * nothing a rule reads, and decides nothing.
  */
-function notePodsOnChangedNodes(
+async function readNodesOfChangedPods(
   memory: ClusterMemory,
-  before: ReadonlyMap<string, Node>,
-  changed: ReadonlySet<string>,
-): void {
+  gateway: ClusterGateway,
+  podsChanged: ReadonlySet<string>,
+): Promise<void> {
+  const nodes = memory.nodes as Map<string, Node>;
   const names = new Set<string>();
-  for (const key of changed)
-    if (nodeState(before.get(key)) !== nodeState(memory.nodes.objects.get(key)))
-      names.add(key.slice(key.indexOf('/') + 1));
-  if (names.size === 0) return;
+  for (const key of podsChanged) {
+    const pod = podOf(memory, key);
+    const name = pod?.nodeName ?? memory.nodeOfPod.get(key) ?? null;
+    if (pod?.nodeName) memory.nodeOfPod.set(key, pod.nodeName);
+    else if (!pod) memory.nodeOfPod.delete(key);
+    if (name !== null) names.add(name);
+  }
+  const read = await Promise.all(
+    [...names].map(async (name) => [name, await gateway.getNode(name)] as const),
+  );
+  const changed = new Set<string>();
+  for (const [name, node] of read) {
+    if (nodeState(nodes.get(name)) !== nodeState(node ?? undefined)) changed.add(name);
+    if (node) nodes.set(name, node);
+    else nodes.delete(name);
+  }
+  if (changed.size === 0) return;
   for (const pod of knownListing(memory).pods)
-    if (pod.nodeName !== null && names.has(pod.nodeName))
+    if (pod.nodeName !== null && changed.has(pod.nodeName))
       memory.pending.add(pod.metadata.namespace);
+}
+
+/** A followed runner pod by `namespace/name`, in whichever scope holds it. */
+function podOf(memory: ClusterMemory, key: string): Pod | undefined {
+  for (const scope of memory.scopes.values()) {
+    const pod = scope.runners.pods.objects.get(key);
+    if (pod) return pod;
+  }
+  return undefined;
 }
 
 /** The runners of one namespace as followed (its scope must be known). */
@@ -410,7 +444,7 @@ async function sweepCluster(
   decideSlice: DecideSlice,
 ): Promise<{ complete: boolean; namespaces: number }> {
   const cursor = await deps.store.sweepCursor(cluster);
-  const nodes = [...memory.nodes.objects.values()];
+  const nodes = [...(memory.nodes?.values() ?? [])];
   await recordInstances(cluster, nodes, cursor?.lastPassStartedAt ?? null, deps, now);
   const nodeSignals = clusterNodeSignals(cluster, deps, now);
   const passStartedAt = cursor?.passStartedAt ?? now;

@@ -57,7 +57,7 @@ const T0 = Date.parse('2026-03-02T09:00:00Z');
 
 export const runnerName = (ns: number, i: number) => `${SET}-n${ns}-runner-r${i}`;
 export const namespaceName = (ns: number) => `arc-${ns}`;
-const nodeName = (n: number) => `ip-10-0-${Math.floor(n / 250)}-${n % 250}`;
+export const nodeName = (n: number) => `ip-10-0-${Math.floor(n / 250)}-${n % 250}`;
 const instanceOf = (n: number) => `i-${String(n).padStart(17, '0')}`;
 
 export class ScaleWorld {
@@ -464,11 +464,36 @@ export class ScaleWorld {
         }),
       { subresource: 'status' },
     );
-    return new Set(
-      this.layout
-        .filter((o) => o.cluster === at.cluster && o.node === at.node)
-        .map((o) => namespaceName(o.ns)),
-    );
+    const here = this.layout.filter((o) => o.cluster === at.cluster && o.node === at.node);
+    // The node lifecycle controller marks a not-ready node's pods not ready (MarkPodsNotReady,
+    // pkg/controller/nodelifecycle), and the kubelet marks them ready again once it is back:
+    // those pod changes, not the node's, are what the sweep follows.
+    const podReady = ready ? 'True' : 'False';
+    for (const o of here) {
+      const ns = namespaceName(o.ns);
+      const name = runnerName(o.ns, o.i);
+      const pod = kube.api.tryGet('pods', ns, name);
+      const was = (pod?.status as { conditions?: { type: string; status: string }[] } | undefined)
+        ?.conditions;
+      if (!pod || (was?.find((c) => c.type === 'Ready')?.status ?? 'True') === podReady) continue;
+      const conditions = (was ?? []).filter((c) => c.type !== 'Ready');
+      kube.api.modify(
+        ready ? 'kubelet' : 'node-lifecycle-controller',
+        'pods',
+        ns,
+        name,
+        (p) => {
+          const status = (p.status ?? {}) as { conditions?: object[] };
+          status.conditions = [
+            ...conditions,
+            { type: 'Ready', status: podReady, reason: ready ? 'PodReady' : 'NodeLost' },
+          ];
+          p.status = status;
+        },
+        { subresource: 'status' },
+      );
+    }
+    return new Set(here.map((o) => namespaceName(o.ns)));
   }
 
   /**
