@@ -4,6 +4,7 @@
  * logs; then the growth exponent of each per-hour figure against the number of runners.
  */
 import { readFileSync } from 'node:fs';
+import { FULL_RELIST_MS } from '../../functions/engine/sweep.js';
 import { listArg, type BenchSection } from './section.js';
 import { SteadyWorld, type SteadyFunction, type SteadySize } from './steady-world.js';
 
@@ -22,6 +23,12 @@ interface PerHour {
   storeWrites: number;
   kubeRequests: number;
   kubeObjectsRead: number;
+  /**
+   * kubeObjectsRead plus the hour's share of the slow full relist (every EphemeralRunner, pod and
+   * node, every FULL_RELIST_MS), which an hour played may or may not hold: measured on the
+   * warm-up's first list. The target is read on this figure.
+   */
+  kubeObjectsReadWithRelist: number;
   invocations: Record<SteadyFunction, number>;
   busySeconds: Record<SteadyFunction, number>;
 }
@@ -79,11 +86,13 @@ async function runSteadyBench(runners: number[], minutes = 60): Promise<SteadyRe
     });
     await world.start();
     await world.populate();
+    const beforeWarmUp = world.kubeMark();
     // A deployment's first sweeps learn the world (every runner, pod and node listed, each pod
     // noted on its node): not steady. At 50,000 runners the first pass outlasts one sweep's
     // time and resumes in the next, so three sweeps are played before the hour is measured.
     await world.play(WARM_UP_SWEEPS * sweepEveryMs, sweepEveryMs);
-    worlds.push(await playHour(world, sweepEveryMs, minutes));
+    const fullList = objectsRead(world, beforeWarmUp);
+    worlds.push(await playHour(world, sweepEveryMs, minutes, fullList));
     await world.stop();
   }
   if (metricsWere === undefined) delete process.env.POWERTOOLS_METRICS_DISABLED;
@@ -95,6 +104,7 @@ async function playHour(
   world: SteadyWorld,
   sweepEveryMs: number,
   minutes: number,
+  fullList: number,
 ): Promise<SteadyWorldReport> {
   const size: SteadySize = world.size;
   const github = world.githubMark();
@@ -108,9 +118,8 @@ async function playHour(
   const scale = 60 / minutes;
   const per = (n: number) => Math.round(n * scale);
   const calls = world.github.requests().slice(github);
-  const kubeRequests = world.kubes.flatMap((k, c) =>
-    k.audit.requests.slice(kube[c] ?? 0).filter((r) => r.by === 'runner-medic'),
-  );
+  const kubeRequests = medicRequestsSince(world, kube);
+  const kubeObjectsRead = per(kubeRequests.reduce((sum, r) => sum + (r.objects ?? 0), 0));
   const fns = Object.keys(world.invocations) as SteadyFunction[];
   const perHour: PerHour = {
     githubInstallationCalls: per(calls.filter((r) => r.by === 'runner-medic').length),
@@ -118,7 +127,8 @@ async function playHour(
     storeReads: per(world.store.reads - reads),
     storeWrites: per(world.store.writes - writes),
     kubeRequests: per(kubeRequests.length),
-    kubeObjectsRead: per(kubeRequests.reduce((sum, r) => sum + (r.objects ?? 0), 0)),
+    kubeObjectsRead,
+    kubeObjectsReadWithRelist: kubeObjectsRead + Math.round((fullList * HOUR_MS) / FULL_RELIST_MS),
     invocations: Object.fromEntries(fns.map((f) => [f, per(world.invocations[f])])) as Record<
       SteadyFunction,
       number
@@ -153,6 +163,15 @@ async function playHour(
   };
 }
 
+/** runner-medic's requests to the clusters since a mark. */
+const medicRequestsSince = (world: SteadyWorld, mark: number[]) =>
+  world.kubes.flatMap((k, c) =>
+    k.audit.requests.slice(mark[c] ?? 0).filter((r) => r.by === 'runner-medic'),
+  );
+
+const objectsRead = (world: SteadyWorld, mark: number[]) =>
+  medicRequestsSince(world, mark).reduce((sum, r) => sum + (r.objects ?? 0), 0);
+
 /** The issue's targets for an hour (jobs: the world's jobs an hour). */
 function targetsOf(size: SteadySize, perHour: PerHour): SteadyWorldReport['targets'] {
   const check = (target: number, value: number) => ({ target, value, within: value <= target });
@@ -160,7 +179,7 @@ function targetsOf(size: SteadySize, perHour: PerHour): SteadyWorldReport['targe
     githubInstallationCalls: check(250, perHour.githubInstallationCalls),
     githubAppCalls: check(250, perHour.githubAppCalls),
     storeWrites: check(10 * size.jobsPerHour + 1_000, perHour.storeWrites),
-    kubeObjectsRead: check(size.runners + 20 * size.jobsPerHour, perHour.kubeObjectsRead),
+    kubeObjectsRead: check(size.runners + 20 * size.jobsPerHour, perHour.kubeObjectsReadWithRelist),
     'busySeconds.reconcile': check(360, perHour.busySeconds.reconcile),
   };
 }
