@@ -1,3 +1,5 @@
+import { availableParallelism } from 'node:os';
+
 /** Tests run as native ESM (the octokit and Kubernetes clients are ESM-only). */
 export default {
   testEnvironment: 'node',
@@ -19,7 +21,8 @@ export default {
   // Three workers on two cores: the scenario plays are CPU-bound, but a fifth of the suite's
   // time is spent waiting on child processes (npm start, serve, the container entrypoint), and a
   // third worker computes meanwhile. Measured with coverage on 2 cores: 359 s with 2, 325 s with 3.
-  maxWorkers: '150%',
+  // A number, not '150%': jest reads a percentage over 100 as that many workers.
+  maxWorkers: Math.ceil(availableParallelism() * 1.5),
   reporters: ['default', '<rootDir>/test/helpers/summary-reporter.js'],
   // Coverage of the product's code (not the twins or the tests): the pure domain is covered
   // line for line by its unit tests; the rest keeps a floor measured on this suite.
