@@ -247,7 +247,7 @@ async function followCluster(
     key === WHOLE_CLUSTER ? memory.pending.size > 0 : memory.pending.has(key);
   if (full) memory.nodes = null;
   const listNodes = memory.nodes === null;
-  const podsChanged = new Set<string>();
+  const nodesOfChangedPods = new Set<string>();
   const [listed] = await Promise.all([
     listNodes ? gateway.listNodes() : null,
     ...scopes.map(async (key) => {
@@ -277,12 +277,13 @@ async function followCluster(
       }
       for (const k of changes.changed) {
         memory.pending.add(namespaceOfKey(k));
-        podsChanged.add(k);
+        const node = nodeOfChangedPod(memory, k, scope.runners.pods.objects.get(k));
+        if (node !== null) nodesOfChangedPods.add(node);
       }
     }),
   ]);
   if (listed) memory.nodes = new Map(listed.map((n) => [n.name, n]));
-  else await readNodesOfChangedPods(memory, gateway, podsChanged);
+  else if (memory.nodes) await readNodesAgain(memory, memory.nodes, gateway, nodesOfChangedPods);
   if (full) memory.listedAt = now;
   return memory;
 }
@@ -300,25 +301,28 @@ const nodeState = (n: Node | undefined): string =>
       ]);
 
 /**
- * Reads again the node of every runner pod that changed (or was deleted) since the last sweep.
- * The namespaces of runner pods on a node whose state changed are decided (a node gone NotReady
- * or deleted changes its other pods later, or not at all); a node's status report alone changes
- * nothing a rule reads, and decides nothing.
+ * The node a changed runner's pod is on, or was on when it was deleted: kept in
+ * `nodeOfPod`, so that a deleted pod still names its node. Null when it has none.
  */
-async function readNodesOfChangedPods(
+function nodeOfChangedPod(memory: ClusterMemory, key: string, pod: Pod | undefined): string | null {
+  const node = pod?.nodeName ?? memory.nodeOfPod.get(key) ?? null;
+  if (pod?.nodeName) memory.nodeOfPod.set(key, pod.nodeName);
+  else if (!pod) memory.nodeOfPod.delete(key);
+  return node;
+}
+
+/**
+ * Reads again, by name, the nodes whose runner pods changed since the last sweep. The namespaces
+ * of runner pods on a node whose state changed are decided (a node gone NotReady or deleted
+ * changes its other pods later, or not at all); a node's status report alone changes nothing a
+ * rule reads, and decides nothing.
+ */
+async function readNodesAgain(
   memory: ClusterMemory,
+  nodes: Map<string, Node>,
   gateway: ClusterGateway,
-  podsChanged: ReadonlySet<string>,
+  names: ReadonlySet<string>,
 ): Promise<void> {
-  const nodes = memory.nodes as Map<string, Node>;
-  const names = new Set<string>();
-  for (const key of podsChanged) {
-    const pod = podOf(memory, key);
-    const name = pod?.nodeName ?? memory.nodeOfPod.get(key) ?? null;
-    if (pod?.nodeName) memory.nodeOfPod.set(key, pod.nodeName);
-    else if (!pod) memory.nodeOfPod.delete(key);
-    if (name !== null) names.add(name);
-  }
   const read = await Promise.all(
     [...names].map(async (name) => [name, await gateway.getNode(name)] as const),
   );
@@ -332,15 +336,6 @@ async function readNodesOfChangedPods(
   for (const pod of knownListing(memory).pods)
     if (pod.nodeName !== null && changed.has(pod.nodeName))
       memory.pending.add(pod.metadata.namespace);
-}
-
-/** A followed runner pod by `namespace/name`, in whichever scope holds it. */
-function podOf(memory: ClusterMemory, key: string): Pod | undefined {
-  for (const scope of memory.scopes.values()) {
-    const pod = scope.runners.pods.objects.get(key);
-    if (pod) return pod;
-  }
-  return undefined;
 }
 
 /** The runners of one namespace as followed (its scope must be known). */
