@@ -359,8 +359,9 @@ test(
       const podName = 'runner-medic-5f7c9d8b6-x2k4q';
       const env: Record<string, string> = {
         PATH: `${dirname(resolve('node_modules/.bin/node'))}:/usr/bin:/bin`,
-        // The node image's home for uid 1000, on the read-only root: nothing may be written there.
-        HOME: inImage('/home/node'),
+        // Like the node image's home for uid 1000, a directory on the read-only root: nothing may
+        // be written there.
+        HOME: inImage(workdir),
         TMPDIR: mounts['/tmp'] as string,
       };
       for (const e of all(runtime, 'ENV')) {
