@@ -20,6 +20,8 @@ import { EventBridgeSim } from '../../sim/aws/eventbridge-sim.js';
 import { SimClock } from '../../sim/clock.js';
 import { GitHubSim } from '../../sim/github/github-sim.js';
 import { ApiServer } from '../../sim/kube/api/api-server.js';
+import { setCondition } from '../../sim/kube/api/object-utils.js';
+import type { Pod } from '../../sim/kube/types.js';
 import { Rng } from '../../sim/rng.js';
 import { startCountingProxy } from './store-proxy.js';
 
@@ -473,23 +475,21 @@ export class ScaleWorld {
       const ns = namespaceName(o.ns);
       const name = runnerName(o.ns, o.i);
       const pod = kube.api.tryGet('pods', ns, name);
-      const was = (pod?.status as { conditions?: { type: string; status: string }[] } | undefined)
+      const conditions = (pod?.status as { conditions?: { type: string; status: string }[] })
         ?.conditions;
-      if (!pod || (was?.find((c) => c.type === 'Ready')?.status ?? 'True') === podReady) continue;
-      const conditions = (was ?? []).filter((c) => c.type !== 'Ready');
-      kube.api.modify(
+      const now = conditions?.find((c) => c.type === 'Ready')?.status ?? 'True';
+      if (!pod || now === podReady) continue;
+      kube.api.modify<Pod>(
         ready ? 'kubelet' : 'node-lifecycle-controller',
         'pods',
         ns,
         name,
-        (p) => {
-          const status = (p.status ?? {}) as { conditions?: object[] };
-          status.conditions = [
-            ...conditions,
+        (p) =>
+          setCondition(
+            p,
             { type: 'Ready', status: podReady, reason: ready ? 'PodReady' : 'NodeLost' },
-          ];
-          p.status = status;
-        },
+            this.clock.now(),
+          ),
         { subresource: 'status' },
       );
     }
