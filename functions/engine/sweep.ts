@@ -4,6 +4,7 @@ import { emptyFacts, type Facts, type RunnerRegistration } from '../domain/model
 import type { Policy } from '../domain/policy/policy.js';
 import { runnerSetPrefix } from '../domain/correlate/runner-of-job.js';
 import { ms } from '../domain/model/time.js';
+import { STUCK_AFTER_JOB_MS } from '../domain/classify/classify-finished-runner.js';
 import { isArcRunnerPod, scaleSetOf } from '../domain/correlate/runner-guard.js';
 import type { ClusterGateway, FollowedRunners, RunnerListing } from '../ports/cluster-gateway.js';
 import type { WatchCursor } from '../ports/watch-cursors.js';
@@ -84,6 +85,7 @@ export async function runSweep(
   const stored = await checkQueuedOnGithub(await queuedJobs(deps, now), deps, now);
   const queued = waitingAWhile([...stored, ...(await discoverQueuedJobs(stored, deps, now))], now);
   const registrations = await scanRegistrations(deps, now);
+  const finished = finishedJobsReader(deps, now);
 
   // Every cluster's watches at once: each lasts until its bookmark, about a second.
   const followed = await Promise.all(
@@ -102,7 +104,12 @@ export async function runSweep(
     try {
       const f = followed[i];
       if (f instanceof Error || f === undefined) throw f ?? new Error('not followed');
-      const r = await sweepCluster(cluster, f, deps, now, registrations, queued, decideSlice);
+      const r = await sweepCluster(cluster, f, deps, now, {
+        registrations,
+        queued,
+        finished,
+        decideSlice,
+      });
       namespaces += r.namespaces;
       if (!r.complete) {
         complete = false;
@@ -412,6 +419,48 @@ function namespacesOfRegistrations(
   return out;
 }
 
+/** How far back a sweep with no earlier pass looks for runners that outlived their jobs. */
+const FIRST_LOOK_BACK_MS = 10 * 60_000;
+const MINUTE_MS = 60_000;
+
+/** Jobs recorded finished on a runner since a moment, read once a sweep for every cluster. */
+type FinishedJobs = (since: number) => Promise<Facts['jobs']>;
+
+function finishedJobsReader(deps: EngineDeps, now: number): FinishedJobs {
+  const reads = new Map<number, Promise<StoreRead>>();
+  return async (since) => {
+    const minute = Math.floor(since / MINUTE_MS) * MINUTE_MS;
+    let read = reads.get(minute);
+    if (!read) reads.set(minute, (read = deps.store.readFinishedJobs(minute, now, now)));
+    return (await read).facts.jobs;
+  };
+}
+
+/**
+ * The namespaces where the pod of a runner that ran one of these jobs still runs
+ * STUCK_AFTER_JOB_MS after the job ended. A runner exits within seconds of its job, and ARC then removes it; one
+ * still up is stuck (actions-runner-controller#4603) and changes nothing the watch would see, so
+ * its finished job is what makes the sweep decide it. Healthy runners cost a store read, no write.
+ */
+function namespacesOfOutlivingRunners(
+  memory: ClusterMemory,
+  finished: Facts['jobs'],
+  now: number,
+): Set<string> {
+  const due = new Set<string>();
+  for (const { job } of finished) {
+    const ended = ms(job.completedAt);
+    if (job.runnerName !== null && ended !== null && ended + STUCK_AFTER_JOB_MS <= now)
+      due.add(job.runnerName);
+  }
+  const out = new Set<string>();
+  if (due.size === 0) return out;
+  for (const pod of knownListing(memory).pods)
+    if (due.has(pod.metadata.name) && pod.phase !== 'Succeeded' && pod.phase !== 'Failed')
+      out.add(pod.metadata.namespace);
+  return out;
+}
+
 /** Writes where the next container resumes: each scope's resourceVersions, pending namespaces. */
 async function saveCursor(cluster: string, memory: ClusterMemory, deps: EngineDeps, now: number) {
   const cursors = deps.watchCursors;
@@ -429,14 +478,20 @@ async function saveCursor(cluster: string, memory: ClusterMemory, deps: EngineDe
   );
 }
 
+/** What a sweep found once, for every cluster, and how it decides a namespace. */
+interface SweepFindings {
+  registrations: RunnerRegistration[];
+  queued: Facts['jobs'];
+  finished: FinishedJobs;
+  decideSlice: DecideSlice;
+}
+
 async function sweepCluster(
   cluster: string,
   memory: ClusterMemory,
   deps: EngineDeps,
   now: number,
-  registrations: RunnerRegistration[],
-  queued: Facts['jobs'],
-  decideSlice: DecideSlice,
+  { registrations, queued, finished, decideSlice }: SweepFindings,
 ): Promise<{ complete: boolean; namespaces: number }> {
   const cursor = await deps.store.sweepCursor(cluster);
   const nodes = [...(memory.nodes?.values() ?? [])];
@@ -454,6 +509,12 @@ async function sweepCluster(
       noteScaleSets(sets, `${cluster}/${ns}`, listingOf(memory, ns) as RunnerListing);
     await deps.store.recordScaleSets(cluster, sets, now);
   }
+
+  // A runner still up STUCK_AFTER_JOB_MS after its job ended is stuck (rule 1): its namespace
+  // waits with the changed ones, so a sweep that pauses still decides it.
+  const since = (lastPassStartedAt ?? now - FIRST_LOOK_BACK_MS) - STUCK_AFTER_JOB_MS - MINUTE_MS;
+  for (const ns of namespacesOfOutlivingRunners(memory, await finished(since), now))
+    memory.pending.add(ns);
 
   // Decided: what changed (pending), where a queued job's scale set lives, and where the runner
   // sets of registrations read offline this sweep live (rule 5 needs no Kubernetes change).

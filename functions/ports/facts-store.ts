@@ -66,6 +66,18 @@ export interface StoreRead {
   itemsRead: number;
 }
 
+/** Several reads as one: their facts and runners together, their items counted. */
+export function mergeReads(...reads: StoreRead[]): StoreRead {
+  const facts = emptyStoredFacts();
+  for (const k of Object.keys(facts) as (keyof StoredFacts)[])
+    (facts[k] as unknown[]) = reads.flatMap((r) => r.facts[k] as unknown[]);
+  return {
+    facts,
+    runners: reads.flatMap((r) => r.runners),
+    itemsRead: reads.reduce((n, r) => n + r.itemsRead, 0),
+  };
+}
+
 export interface StaleClaim {
   key: string;
   target: ActionTarget;
@@ -158,6 +170,12 @@ export interface FactsStore {
   recordScaleSets(cluster: string, sets: Record<string, string[]>, now: number): Promise<void>;
   /** Queued jobs of an owner (the sparse queued index), for the sweep's starvation check. */
   readQueuedJobs(owner: string, now: number): Promise<StoreRead>;
+  /**
+   * Jobs that ran on a runner and were recorded finished between `from` and `to` (epoch ms), by
+   * the minute: the sweep looks whether their runners outlived them. It may return a few from
+   * the edge minutes outside the span.
+   */
+  readFinishedJobs(from: number, to: number, now: number): Promise<StoreRead>;
   /** Registrations of one org or repo owner, for the sweep's refresh. */
   readRegistrations(owner: string, now: number): Promise<StoreRead>;
   /** Owners (orgs) with jobs recorded, with an installation id, for the sweep. */

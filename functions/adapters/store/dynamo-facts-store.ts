@@ -9,7 +9,15 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { Action, ActionOutcome, ActionTarget } from '../../domain/model/action.js';
-import { clusterSignalsKey, timeKey, wakeKey, wakeOf } from './table-schema.js';
+import {
+  clusterSignalsKey,
+  finishedJobsKeys,
+  jobGroupKey,
+  queuedJobsKey,
+  timeKey,
+  wakeKey,
+  wakeOf,
+} from './table-schema.js';
 import type { JobAnnotation } from '../../domain/classify/annotations.js';
 import type * as Fact from '../../domain/model/facts.js';
 import type { BreakerGate } from '../../domain/decide/rules/circuit-breaker.js';
@@ -17,6 +25,7 @@ import type { Loss, NodeSignal, RunnerWarning } from '../../domain/model/loss.js
 import { StoreError } from '../../ports/delivery-ledger.js';
 import {
   emptyStoredFacts,
+  mergeReads,
   type BreakerAdmission,
   type ClaimResult,
   type CountedLoss,
@@ -106,7 +115,7 @@ export class DynamoFactsStore implements FactsStore {
       this.query({ pk: jobPk(repo, jobId) }, now),
       this.query({ index: 'byRun', key: jobPk(repo, jobId) }, now),
     ]);
-    return merge(own, starvation);
+    return mergeReads(own, starvation);
   }
 
   readRun(repo: string, runId: number, now: number): Promise<StoreRead> {
@@ -172,7 +181,14 @@ export class DynamoFactsStore implements FactsStore {
   }
 
   readQueuedJobs(owner: string, now: number): Promise<StoreRead> {
-    return this.query({ index: 'byGroup', key: `QUEUED#${owner}` }, now);
+    return this.query({ index: 'byGroup', key: queuedJobsKey(owner) }, now);
+  }
+
+  async readFinishedJobs(from: number, to: number, now: number): Promise<StoreRead> {
+    const keys = finishedJobsKeys(from, to);
+    return mergeReads(
+      ...(await Promise.all(keys.map((key) => this.query({ index: 'byGroup', key }, now)))),
+    );
   }
 
   readRegistrations(owner: string, now: number): Promise<StoreRead> {
@@ -206,6 +222,7 @@ export class DynamoFactsStore implements FactsStore {
     const rank = record.job.runAttempt * 10 + (JOB_STAGE[record.job.status] ?? 0);
     const { fullName: repo, owner } = record.repository;
     const id = jobPk(repo, record.job.jobId);
+    const group = jobGroupKey(record, now);
     try {
       await this.client.send(
         new PutCommand({
@@ -215,9 +232,7 @@ export class DynamoFactsStore implements FactsStore {
             rank,
             run: runKey(repo, record.job.runId),
             ...(record.job.runnerName ? { rn: nameKey(record.job.runnerName) } : {}),
-            ...(record.job.status === 'queued' && record.job.runnerName === null
-              ? { grp: `QUEUED#${owner}` }
-              : {}),
+            ...(group === null ? {} : { grp: group }),
           },
           ConditionExpression: 'attribute_not_exists(pk) OR #rank <= :rank OR expiresAt < :now',
           ExpressionAttributeNames: { '#rank': 'rank' },
@@ -1048,11 +1063,4 @@ function breakerOf(item: Item): Fact.BreakerState {
 }
 
 /** Two reads as one. */
-function merge(a: StoreRead, b: StoreRead): StoreRead {
-  const facts = emptyStoredFacts();
-  for (const k of Object.keys(facts) as (keyof StoredFacts)[])
-    (facts[k] as unknown[]) = [...(a.facts[k] as unknown[]), ...(b.facts[k] as unknown[])];
-  return { facts, runners: [...a.runners, ...b.runners], itemsRead: a.itemsRead + b.itemsRead };
-}
-
 const seconds = (ms: number) => Math.floor(ms / 1000);

@@ -7,6 +7,7 @@ import type { Loss, NodeSignal, RunnerWarning } from '../../domain/model/loss.js
 import { StoreError } from '../../ports/delivery-ledger.js';
 import {
   emptyStoredFacts,
+  mergeReads,
   type AuditRecord,
   type BreakerAdmission,
   type ClaimResult,
@@ -21,7 +22,15 @@ import {
   type SweepCursor,
 } from '../../ports/facts-store.js';
 import type { SqliteDatabase } from './sqlite-database.js';
-import { clusterSignalsKey, timeKey, wakeKey, wakeOf } from './table-schema.js';
+import {
+  clusterSignalsKey,
+  finishedJobsKeys,
+  jobGroupKey,
+  queuedJobsKey,
+  timeKey,
+  wakeKey,
+  wakeOf,
+} from './table-schema.js';
 
 const DAY = 24 * 3600;
 /** How long each kind of fact is kept (seconds), as on DynamoDB. */
@@ -99,7 +108,7 @@ export class SqliteFactsStore implements FactsStore {
   async readJob(repo: string, jobId: number, now: number): Promise<StoreRead> {
     const own = this.query({ pk: jobPk(repo, jobId) }, now);
     const starvation = this.query({ index: 'byRun', key: jobPk(repo, jobId) }, now);
-    return merge(own, starvation);
+    return mergeReads(own, starvation);
   }
 
   async readRun(repo: string, runId: number, now: number): Promise<StoreRead> {
@@ -168,7 +177,12 @@ export class SqliteFactsStore implements FactsStore {
   }
 
   async readQueuedJobs(owner: string, now: number): Promise<StoreRead> {
-    return this.query({ index: 'byGroup', key: `QUEUED#${owner}` }, now);
+    return this.query({ index: 'byGroup', key: queuedJobsKey(owner) }, now);
+  }
+
+  async readFinishedJobs(from: number, to: number, now: number): Promise<StoreRead> {
+    const keys = finishedJobsKeys(from, to);
+    return mergeReads(...keys.map((key) => this.query({ index: 'byGroup', key }, now)));
   }
 
   async readRegistrations(owner: string, now: number): Promise<StoreRead> {
@@ -202,6 +216,7 @@ export class SqliteFactsStore implements FactsStore {
     const rank = record.job.runAttempt * 10 + (JOB_STAGE[record.job.status] ?? 0);
     const { fullName: repo, owner } = record.repository;
     const id = jobPk(repo, record.job.jobId);
+    const group = jobGroupKey(record, now);
     this.write(`record job ${id}`, now, () => {
       // A later attempt or a later stage wins; older input is dropped.
       const old = this.get(id, 'JOB', now);
@@ -211,9 +226,7 @@ export class SqliteFactsStore implements FactsStore {
         rank,
         run: runKey(repo, record.job.runId),
         ...(record.job.runnerName ? { rn: nameKey(record.job.runnerName) } : {}),
-        ...(record.job.status === 'queued' && record.job.runnerName === null
-          ? { grp: `QUEUED#${owner}` }
-          : {}),
+        ...(group === null ? {} : { grp: group }),
       });
       if (record.installationId !== null) {
         const data = { owner, installationId: record.installationId };
@@ -831,9 +844,3 @@ function file(facts: StoredFacts, runners: RunnerRef[], item: Item): boolean {
 }
 
 /** Two reads as one. */
-function merge(a: StoreRead, b: StoreRead): StoreRead {
-  const facts = emptyStoredFacts();
-  for (const k of Object.keys(facts) as (keyof StoredFacts)[])
-    (facts[k] as unknown[]) = [...(a.facts[k] as unknown[]), ...(b.facts[k] as unknown[])];
-  return { facts, runners: [...a.runners, ...b.runners], itemsRead: a.itemsRead + b.itemsRead };
-}

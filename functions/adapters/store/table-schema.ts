@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import type { JobRecord } from '../../domain/model/facts.js';
+import { ms } from '../../domain/model/time.js';
 import type { DueWake } from '../../ports/facts-store.js';
 
 /**
@@ -23,6 +25,36 @@ export const deliveryIdOf = (pk: string): string | null =>
  * in one query rather than each node's partition (which also holds the runners on the node).
  */
 export const clusterSignalsKey = (cluster: string) => `SIGNALS#${cluster}`;
+
+const MINUTE_MS = 60_000;
+
+/** The `byGroup` key of an owner's jobs waiting for a runner. */
+export const queuedJobsKey = (owner: string) => `QUEUED#${owner}`;
+
+/** The `byGroup` key of the jobs with a runner that finished (were recorded finished) in a minute. */
+const finishedJobsKey = (minute: number) => `FINISHED#${timeKey(minute * MINUTE_MS)}`;
+
+/**
+ * A job record's `byGroup` key: its owner's queued jobs while it waits for a runner (the sweep's
+ * starvation check), and the minute it finished in once it ran on one (the sweep's look for
+ * runners that outlive their job). The minute is the later of its end and its recording, so a
+ * late webhook still falls in a minute the sweep has yet to look at.
+ */
+export function jobGroupKey(record: JobRecord, now: number): string | null {
+  const { status, runnerName, completedAt } = record.job;
+  if (status === 'queued' && runnerName === null) return queuedJobsKey(record.repository.owner);
+  if (status !== 'completed' || runnerName === null) return null;
+  const ended = Math.max(ms(completedAt) ?? now, now);
+  return finishedJobsKey(Math.floor(ended / MINUTE_MS));
+}
+
+/** The `byGroup` keys of the minutes from `from` to `to` (epoch ms, both included). */
+export function finishedJobsKeys(from: number, to: number): string[] {
+  const keys: string[] = [];
+  for (let m = Math.floor(from / MINUTE_MS); m <= Math.floor(to / MINUTE_MS); m++)
+    keys.push(finishedJobsKey(m));
+  return keys;
+}
 
 /** Epoch ms as a fixed-width sort key, so that keys sort by time. */
 export const timeKey = (at: number) => String(Math.max(0, Math.floor(at))).padStart(15, '0');
@@ -57,7 +89,8 @@ export function wakeOf(sortKey: string, data: unknown): DueWake {
  * - `byRunnerName` (`rn`, `sk`): a job by the runner it ran on; a runner's losses, warnings, cached
  *   job fields, registration and the actions on it; a webhook delivery by its id (`DELIVERY#…`).
  * - `byRun` (`run`, `sk`): a run's jobs, its run records and its re-run / cancel intents.
- * - `byGroup` (`grp`, `sk`): an owner's queued jobs (`QUEUED#…`), an owner's registrations
+ * - `byGroup` (`grp`, `sk`): an owner's queued jobs (`QUEUED#…`), jobs that finished on a runner
+ *   by minute (`FINISHED#…`), an owner's registrations
  *   (`REGS#…`), the owners with jobs (`OWNERS`), a cluster's node signals (`SIGNALS#…`).
  * - `byPending` (`pend`, `sk`): claims without a result (`CLAIM`), audit events not yet
  *   published (`OUTBOX`) and webhook deliveries claimed but not yet published (`DELIVERY-PENDING`).

@@ -1,7 +1,5 @@
 import * as z from 'zod';
-import { STUCK_AFTER_JOB_MS } from '../../classify/classify-finished-runner.js';
-import { ms } from '../../model/time.js';
-import { wake, type RuleContext } from '../context.js';
+import type { RuleContext } from '../context.js';
 import { freeSlot } from '../free-slot.js';
 import { defineRule, ruleSettings, seconds } from '../rule.js';
 
@@ -35,21 +33,5 @@ export const freePoisonedSlot = defineRule({
   renamed: { legacyArcGraceSeconds: 'arcWontRecoverGraceSeconds' },
   decide(ctx: RuleContext): void {
     for (const v of ctx.correlation.runners) freeSlot(ctx, v, 'freePoisonedSlot', false);
-    wakeWhenFinishedRunnersAreDue(ctx);
   },
 });
-
-/**
- * A runner exits within STUCK_AFTER_JOB_MS of its job ending; if its pod still lives then it is
- * stuck (actions-runner-controller#4603, actions-runner-controller#4588). Ask to be woken at that
- * moment rather than waiting for the next sweep.
- */
-function wakeWhenFinishedRunnersAreDue(ctx: RuleContext): void {
-  for (const v of ctx.correlation.runners) {
-    if (!v.er || !v.pod || v.loss) continue;
-    for (const j of v.jobs) {
-      const ended = ms(j.job.status === 'completed' ? j.job.completedAt : null);
-      if (ended !== null) wake(ctx, ended + STUCK_AFTER_JOB_MS, v);
-    }
-  }
-}

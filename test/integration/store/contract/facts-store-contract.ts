@@ -416,6 +416,34 @@ export function describeFactsStoreContract(
       expect(await store.knownOwners(T0)).toEqual([{ owner: 'acme', installationId: 7 }]);
     });
 
+    it('files a job that finished on a runner under the minute it was recorded finished', async () => {
+      const ran = (jobId: number, completedAt: number | null) => {
+        const j = job(jobId, 'completed');
+        return {
+          ...j,
+          job: {
+            ...j.job,
+            runnerName: `arc-linux-x-runner-${jobId}`,
+            completedAt: completedAt === null ? null : new Date(completedAt).toISOString(),
+          },
+        };
+      };
+      const ids = async (from: number, to: number) =>
+        (await store.readFinishedJobs(from, to, T0 + 600_000)).facts.jobs
+          .map((j) => j.job.jobId)
+          .sort();
+      await store.recordJob(ran(801, T0 + 5_000), T0 + 6_000);
+      await store.recordJob(ran(802, T0 + 70_000), T0 + 71_000);
+      // Its webhook came late: filed when it was recorded, so a sweep past its end still finds it.
+      await store.recordJob(ran(803, T0 + 10_000), T0 + 185_000);
+      // Finished with no runner (cancelled while queued): no runner to look at.
+      await store.recordJob(job(804, 'completed'), T0 + 7_000);
+      expect(await ids(T0, T0 + 59_999)).toEqual([801]);
+      expect(await ids(T0, T0 + 119_999)).toEqual([801, 802]);
+      expect(await ids(T0 + 120_000, T0 + 240_000)).toEqual([803]);
+      expect(await ids(T0 + 240_000, T0 + 600_000)).toEqual([]);
+    });
+
     it('merges where scale sets live, and keeps registrations by owner until deleted', async () => {
       expect(await store.readScaleSets(T0)).toEqual({ sets: {}, itemsRead: 0 });
       await store.recordScaleSets('prod', { 'arc-linux': ['prod/arc-b'] }, T0);
