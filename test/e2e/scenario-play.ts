@@ -13,6 +13,11 @@ import { checkRunsOf, type StoredCheckRun } from '../../sim/github/rest/check-ru
 import type { ScenarioOutcome } from '../../sim/scenario/outcome.js';
 import { runScenario } from '../../sim/scenario/run-scenario.js';
 import { loadScenario } from '../../sim/scenario/scenario-schema.js';
+import {
+  SERVE_PLAY_TIMEOUT_MS,
+  expectServeEndsAsLambda,
+  serveCaseOf,
+} from '../serve/serve-comparison.js';
 
 export const SCENARIO_DIR = 'test/scenarios';
 
@@ -35,7 +40,8 @@ function scenarioFiles(): string[] {
  * costs about ten (some 50 s against 5 s from the CLI).
  */
 const MEDIC_PLAY_WEIGHT: Record<string, number> = { 'mass-loss-consolidation-50.yaml': 10 };
-const weightOf = (file: string) => MEDIC_PLAY_WEIGHT[file] ?? 1;
+/** A scenario also played through serve (serve-comparison.ts) costs a second play. */
+const weightOf = (file: string) => (MEDIC_PLAY_WEIGHT[file] ?? 1) + (serveCaseOf(file) ? 1 : 0);
 
 /**
  * The scenarios of shard `index` (1-based) of `count`, the spotlight ones left out. Heaviest
@@ -147,12 +153,25 @@ function medicTimeout(file: string): number {
 /** Defines, in the calling test file, the general test of each scenario played with runner-medic. */
 export function describeWithMedic(files: string[]): void {
   describe('scenarios with runner-medic: its real handlers driven by the simulators', () => {
+    const played = new Map<string, Promise<PlayedOutcome>>();
+    const outcomeOf = (file: string) => {
+      let outcome = played.get(file);
+      if (!outcome) played.set(file, (outcome = play(file, true)));
+      return outcome;
+    };
     for (const file of files) {
       it(
         `${file} meets its expectations with no invariant violated`,
-        async () => expectMetWithMedic(await play(file, true)),
+        async () => expectMetWithMedic(await outcomeOf(file)),
         medicTimeout(file),
       );
+      const serve = serveCaseOf(file);
+      if (serve)
+        it(
+          `${file} through runner-medic serve meets its expectations and ends as through Lambda, but for the differences written out`,
+          async () => expectServeEndsAsLambda(serve, await outcomeOf(file)),
+          SERVE_PLAY_TIMEOUT_MS,
+        );
     }
   });
 }

@@ -8,6 +8,11 @@ import {
   play,
 } from './scenario-play.js';
 import type { PlayedOutcome } from './scenario-play.js';
+import {
+  SERVE_CASES,
+  SERVE_PLAY_TIMEOUT_MS,
+  expectServeEndsAsLambda,
+} from '../serve/serve-comparison.js';
 
 const outcomes = new Map<string, Promise<PlayedOutcome>>();
 /** Each spotlight scenario is played once; every test below reads that one outcome. */
@@ -25,6 +30,12 @@ describe('the seeds and the two-jobs spot interruption with runner-medic', () =>
     '%s meets its expectations with no invariant violated',
     async (file) => expectMetWithMedic(await outcomeOf(file)),
     MEDIC_TIMEOUT_MS,
+  );
+
+  it.each(SERVE_CASES.filter((c) => SPOTLIGHT.includes(c.file)))(
+    '$file through runner-medic serve meets its expectations and ends as through Lambda, but for the differences written out',
+    async (serve) => expectServeEndsAsLambda(serve, await outcomeOf(serve.file)),
+    SERVE_PLAY_TIMEOUT_MS,
   );
 
   it(

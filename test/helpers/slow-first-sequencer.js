@@ -12,11 +12,10 @@ import Sequencer from '@jest/test-sequencer';
  * suite is CPU-bound, and these follow CPU.
  */
 const ESTIMATES = [
-  // Ten scenarios, each played through serve and through the Lambda harness.
-  [/test\/serve\/serve-scenarios\.test\.ts$/, 100],
+  // Their scenarios played with runner-medic, seven of them through serve besides.
+  [/test\/e2e\/scenarios-medic-shard-/, 80],
   [/test\/infra\/template\.test\.ts$/, 70],
-  [/test\/e2e\/scenarios-medic-shard-/, 60],
-  [/test\/e2e\/scenarios-seeds\.test\.ts$/, 50],
+  [/test\/e2e\/scenarios-seeds\.test\.ts$/, 60],
   [/test\/e2e\/scenario-chaos-convergence\.test\.ts$/, 40],
   [/test\/serve\/serve-(sandbox-cli|probes)\.test\.ts$/, 40],
   [/test\/integration\/engine\/steady-hour\.test\.ts$/, 30],
