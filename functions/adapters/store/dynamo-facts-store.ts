@@ -1062,5 +1062,4 @@ function breakerOf(item: Item): Fact.BreakerState {
   };
 }
 
-/** Two reads as one. */
 const seconds = (ms: number) => Math.floor(ms / 1000);

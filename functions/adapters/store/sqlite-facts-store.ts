@@ -843,4 +843,3 @@ function file(facts: StoredFacts, runners: RunnerRef[], item: Item): boolean {
   return true;
 }
 
-/** Two reads as one. */
