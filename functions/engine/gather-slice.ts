@@ -5,7 +5,7 @@ import {
   type JobRecord,
   type RunnerOnNode,
 } from '../domain/model/facts.js';
-import { erJobCacheEntry } from '../domain/correlate/job-records.js';
+import { erJobCacheEntry, runnerOnNodeOf } from '../domain/correlate/job-records.js';
 import { classifyKilledRunner } from '../domain/classify/classify-pod.js';
 import { scaleSetOf } from '../domain/correlate/runner-guard.js';
 import type { ClusterGateway, ClusterGateways } from '../ports/cluster-gateway.js';
@@ -105,7 +105,23 @@ class SliceReader {
     this.itemsRead += read.itemsRead;
     addFacts(this.stored, read.facts);
     for (const r of read.runners)
-      if (this.configured.has(r.cluster)) this.runners.set(refKey(r), r);
+      if (this.configured.has(r.cluster) && !this.onlyPlaced(r, read))
+        this.runners.set(refKey(r), r);
+  }
+
+  /**
+   * A runner on a node this slice read, that the read names only by its job cache (its record on
+   * the node): it is decided from memory, and its objects are read only if a rule asks. A loss,
+   * a warning or a missing pod of it is read live.
+   */
+  private onlyPlaced(r: RunnerRef, read: StoreRead): boolean {
+    const key = refKey(r);
+    if (!this.remembered().some((x) => refKey(x) === key)) return false;
+    const { losses, runnerWarnings, missingPods } = read.facts;
+    return (
+      ![...losses, ...runnerWarnings].some((x) => refKey({ ...x, name: x.runnerName }) === key) &&
+      !missingPods.some((m) => refKey(m) === key)
+    );
   }
 
   /** Reads a part once: a store partition or index already read adds nothing. */
@@ -224,7 +240,18 @@ class SliceReader {
     // A runner whose objects this slice reads (found or gone) is decided from them, not from
     // memory: it is not read a second time on a rule's demand.
     const remembered = this.remembered().filter((r) => !this.runners.has(refKey(r)));
-    const facts: Facts = { ...emptyFacts(), ...this.stored, runnersOnNodes: remembered };
+    // A remembered runner's record is its job cache too (read again by its name): it is decided
+    // as remembered, and becomes a cache only if a rule reads its objects (run-engine.ts).
+    const isRemembered = new Set(remembered.map(refKey));
+    const erJobCache = this.stored.erJobCache.filter(
+      (e) => !isRemembered.has(refKey({ ...e, name: e.runnerName })),
+    );
+    const facts: Facts = {
+      ...emptyFacts(),
+      ...this.stored,
+      erJobCache,
+      runnersOnNodes: remembered,
+    };
     const unavailable: Slice['unavailable'] = [];
     const byCluster = new Map<string, { runners: RunnerRef[]; nodes: string[] }>();
     const group = (cluster: string) => {
@@ -364,6 +391,16 @@ async function readRunners(
   return { pods, ers, listed: new Set(refs.map(refKey)) };
 }
 
+/** A stored job in progress names this runner (by GitHub runner id where both have one). */
+function runsAJob(facts: Facts, er: EphemeralRunner): boolean {
+  return facts.jobs.some(
+    ({ job }) =>
+      job.status === 'in_progress' &&
+      job.runnerName === er.metadata.name &&
+      (job.runnerId === null || er.runnerId === null || job.runnerId === er.runnerId),
+  );
+}
+
 /**
  * What reading a runner's objects teaches the store: an EphemeralRunner's job fields (cached on
  * first sight, since ARC may delete the object quickly), a pod missing under a live
@@ -385,9 +422,20 @@ export async function noteRunnerObjects(
     const known = facts.erJobCache.some(
       (e) => e.cluster === cluster && e.namespace === namespace && e.runnerName === name,
     );
+    const pod = objects.pods.find(
+      (p) => p.metadata.namespace === namespace && p.metadata.name === name,
+    );
+    const onNode = pod ? runnerOnNodeOf(er, pod, now) : null;
     if (entry && !known) {
-      await store.cacheErJob(entry, now);
+      // One write: a runner that took a job is recorded on its node, and that record is its job
+      // cache; only one whose pod is not there (or not bound) is cached alone.
+      if (onNode) await store.recordRunnerOnNode(onNode, now);
+      else await store.cacheErJob(entry, now);
       facts.erJobCache.push(entry);
+    } else if (!entry && onNode && runsAJob(facts, er)) {
+      // Its job's webhook came before ARC wrote the job into the EphemeralRunner: placed now, so
+      // that a warning on its node finds it; its job fields follow when they are seen.
+      await store.recordRunnerOnNode(onNode, now);
     }
     const missing = facts.missingPods.find(
       (m) => m.cluster === cluster && m.namespace === namespace && m.name === name,

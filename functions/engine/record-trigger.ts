@@ -42,7 +42,12 @@ export async function recordTrigger(
       if (input.kind === 'ec2') {
         const signal = classifyEc2Event(input.event);
         if (signal) {
-          await store.recordNodeSignal(signal, now);
+          // Placed on its node when the sweep has seen the instance's node: the sweep then finds
+          // it with the cluster's other node signals, and decides that node's idle runners.
+          const { node } = signal.instanceId
+            ? await store.readInstance(signal.instanceId, now)
+            : { node: null };
+          await store.recordNodeSignal(node ? { ...signal, ...node } : signal, now);
           summary.recorded++;
         } else summary.ignored.push(`EC2 event ${input.event.kind} needs no action`);
         return summary;

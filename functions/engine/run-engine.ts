@@ -1,4 +1,5 @@
 import { MUTATING_KINDS } from '../domain/model/action.js';
+import { erJobCacheOf } from '../domain/correlate/job-records.js';
 import type { Action, ActionOutcome, Decision, HeldAction, Need } from '../domain/model/action.js';
 import { correlate } from '../domain/correlate/correlate.js';
 import { breakerGates, type BreakerGate } from '../domain/decide/rules/circuit-breaker.js';
@@ -569,10 +570,15 @@ async function readNeed(need: Need, facts: Facts, now: number, deps: EngineDeps)
       ]);
       if (pod) facts.pods = [...facts.pods, pod];
       if (er) facts.ephemeralRunners = [...facts.ephemeralRunners, er];
-      // Read, or found gone: the memory of it no longer stands for it.
-      facts.runnersOnNodes = facts.runnersOnNodes.filter(
-        (r) => r.cluster !== need.cluster || r.namespace !== need.namespace || r.name !== need.name,
-      );
+      // Read, or found gone: the memory of it no longer stands for it, but its record's job
+      // fields do, as its job cache (its EphemeralRunner may be gone).
+      const isIt = (r: { cluster: string; namespace: string }, name: string) =>
+        r.cluster === need.cluster && r.namespace === need.namespace && name === need.name;
+      const remembered = facts.runnersOnNodes.find((r) => isIt(r, r.name));
+      const cache = remembered ? erJobCacheOf(remembered) : null;
+      if (cache && !facts.erJobCache.some((e) => isIt(e, e.runnerName)))
+        facts.erJobCache = [...facts.erJobCache, cache];
+      facts.runnersOnNodes = facts.runnersOnNodes.filter((r) => !isIt(r, r.name));
       return true;
     }
     case 'ephemeral-runner': {

@@ -5,7 +5,7 @@ import type { Policy } from '../domain/policy/policy.js';
 import { runnerSetPrefix } from '../domain/correlate/runner-of-job.js';
 import { ms } from '../domain/model/time.js';
 import { STUCK_AFTER_JOB_MS } from '../domain/classify/classify-finished-runner.js';
-import { isArcRunnerPod, scaleSetOf } from '../domain/correlate/runner-guard.js';
+import { scaleSetOf } from '../domain/correlate/runner-guard.js';
 import type { ClusterGateway, FollowedRunners, RunnerListing } from '../ports/cluster-gateway.js';
 import type { WatchCursor } from '../ports/watch-cursors.js';
 import {
@@ -180,6 +180,8 @@ interface ClusterMemory {
   listedAt: number | null;
   /** Namespaces that changed and are not decided yet. */
   pending: Set<string>;
+  /** The cluster's stored node signals as last read: a new one decides its node's runners. */
+  signalsSeen: Set<string>;
 }
 
 /** Followed runners per store (one deployment) and cluster, kept while the container lives. */
@@ -202,6 +204,7 @@ async function clusterMemory(cluster: string, deps: EngineDeps, now: number) {
     nodeOfPod: new Map(),
     listedAt: null,
     pending: new Set(),
+    signalsSeen: new Set(),
   };
   const stored = await deps.watchCursors?.read(cluster, now);
   if (stored) {
@@ -419,6 +422,33 @@ function namespacesOfRegistrations(
   return out;
 }
 
+/**
+ * The namespaces of the runner pods on nodes with a signal this container has not seen yet (by
+ * node name, or by the instance the node runs on).
+ */
+function namespacesOnSignalledNodes(
+  memory: ClusterMemory,
+  pods: readonly Pod[],
+  signals: readonly NodeSignal[],
+): Set<string> {
+  const nodes = new Set<string>();
+  const seen = memory.signalsSeen;
+  memory.signalsSeen = new Set();
+  for (const s of signals) {
+    const key = [s.kind, s.nodeName, s.instanceId, s.at].join('/');
+    memory.signalsSeen.add(key);
+    if (seen.has(key)) continue;
+    if (s.nodeName !== null) nodes.add(s.nodeName);
+    for (const n of memory.nodes?.values() ?? [])
+      if (s.instanceId !== null && n.instanceId === s.instanceId) nodes.add(n.name);
+  }
+  const out = new Set<string>();
+  if (nodes.size === 0) return out;
+  for (const pod of pods)
+    if (pod.nodeName !== null && nodes.has(pod.nodeName)) out.add(pod.metadata.namespace);
+  return out;
+}
+
 /** How far back a sweep with no earlier pass looks for runners that outlived their jobs. */
 const FIRST_LOOK_BACK_MS = 10 * 60_000;
 const MINUTE_MS = 60_000;
@@ -500,9 +530,14 @@ async function sweepCluster(
   const passStartedAt = cursor?.passStartedAt ?? now;
   const lastPassStartedAt = cursor?.lastPassStartedAt ?? null;
 
-  // What every known runner teaches the registries: pods new on their nodes, scale sets' homes.
+  // What every known runner teaches the registry of scale sets' homes.
   const known = knownListing(memory);
-  await recordRunnersOnNodes(cluster, known, lastPassStartedAt, deps, now);
+  // A node signal this container has not seen decides the namespaces of the runner pods on the
+  // node: only a runner that took a job is recorded on its node, so idle runners on a node about
+  // to go are replaced from here (rule 6), a sweep after the signal.
+  const signals = await nodeSignals();
+  for (const ns of namespacesOnSignalledNodes(memory, known.pods, signals.nodeSignals))
+    memory.pending.add(ns);
   if (known.complete) {
     const sets: Record<string, string[]> = {};
     for (const ns of new Set(known.ephemeralRunners.map((e) => e.metadata.namespace)))
@@ -605,75 +640,7 @@ async function recordInstances(
   }
 }
 
-/** Slack for clocks and for a pass that began while a pod was being created. */
-const PLACEMENT_SLACK_MS = 60_000;
 const DAY_MS = 24 * 3600 * 1000;
-
-/**
- * What this container last wrote of each runner pod (node, EphemeralRunner, runner id, scale
- * set), per store and cluster: a pod seen again unchanged costs no write.
- */
-const recordedRunners = new WeakMap<FactsStore, Map<string, Map<string, string>>>();
-
-/**
- * Records the runner pods bound to each node, with the identity proved here (ARC's labels, an
- * EphemeralRunner owner of the same uid owned by an EphemeralRunnerSet), so that a node signal
- * is decided from the store without listing or reading the runners. A pod is written when it is
- * first seen bound and again only when what is recorded of it changed (its runner id, once ARC
- * registers it), or once a day of its life to outlive its TTL. A new container writes only pods
- * new since the last complete pass (or still Pending: just bound), so cost follows new pods, not
- * the size of the cluster.
- */
-async function recordRunnersOnNodes(
-  cluster: string,
-  listing: RunnerListing & { complete: boolean },
-  lastPassStartedAt: number | null,
-  deps: EngineDeps,
-  now: number,
-): Promise<void> {
-  const sinceLastPass = lastPassStartedAt === null ? null : now - lastPassStartedAt;
-  const ers = new Map(listing.ephemeralRunners.map((e) => [e.metadata.uid, e]));
-  let byCluster = recordedRunners.get(deps.store);
-  if (!byCluster) recordedRunners.set(deps.store, (byCluster = new Map()));
-  const recorded = byCluster.get(cluster) ?? new Map<string, string>();
-  byCluster.set(cluster, recorded);
-  for (const pod of listing.pods) {
-    if (!pod.nodeName) continue;
-    const owner = pod.metadata.ownerReferences.find((o) => o.kind === 'EphemeralRunner');
-    const er = owner ? ers.get(owner.uid) : undefined;
-    if (!er || !isArcRunnerPod(pod, er)) continue;
-    const created = pod.metadata.creationTimestamp;
-    const crossedADay =
-      created !== null && sinceLastPass !== null && (now - created) % DAY_MS < sinceLastPass;
-    const seen = [pod.nodeName, er.metadata.uid, er.runnerId, scaleSetOf(er.metadata)].join('/');
-    const was = recorded.get(pod.metadata.uid);
-    recorded.set(pod.metadata.uid, seen);
-    const isNew =
-      sinceLastPass === null ||
-      created === null ||
-      created >= now - sinceLastPass - PLACEMENT_SLACK_MS ||
-      pod.phase === 'Pending';
-    if (!crossedADay && (was === undefined ? !isNew : was === seen)) continue;
-    await deps.store.recordRunnerOnNode(
-      {
-        cluster,
-        namespace: pod.metadata.namespace,
-        name: pod.metadata.name,
-        nodeName: pod.nodeName,
-        podUid: pod.metadata.uid,
-        ephemeralRunnerUid: er.metadata.uid,
-        scaleSet: scaleSetOf(er.metadata),
-        runnerId: er.runnerId,
-        seenAt: now,
-      },
-      now,
-    );
-  }
-  if (listing.complete) {
-    const present = new Set(listing.pods.map((p) => p.metadata.uid));
-    for (const uid of recorded.keys()) if (!present.has(uid)) recorded.delete(uid);
-  }
-}
 
 /**
  * One namespace decided as a whole, outside a sweep: a timer the sweep set for it (a grace

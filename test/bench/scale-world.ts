@@ -207,6 +207,7 @@ export class ScaleWorld {
       this.createRunner(kube, sets.get(ns) as ArcObject, namespaceName(ns), runnerName(ns, i), {
         node: nodeName(node),
         phase: 'Running',
+        ...(r < this.size.storedJobs ? { jobId: runnerJobId(r) } : {}),
       });
     }
     await this.storeJobs();
@@ -214,14 +215,15 @@ export class ScaleWorld {
 
   /**
    * A runner as ARC and the kubelet leave it: its EphemeralRunner (owned by the set) and its pod
-   * bound to `node`, in `phase`; `runnerId` once ARC has registered it.
+   * bound to `node`, in `phase`; `runnerId` once ARC has registered it; the job fields of the
+   * stored job `jobId` when it runs one.
    */
   private createRunner(
     kube: ApiServer,
     set: ArcObject,
     namespace: string,
     name: string,
-    at: { node: string; phase: 'Pending' | 'Running'; runnerId?: number },
+    at: RunnerState & { node: string },
   ): void {
     const er = kube.api.create('arc', 'ephemeralrunners', namespace, {
       apiVersion: 'actions.github.com/v1alpha1',
@@ -248,12 +250,7 @@ export class ScaleWorld {
     this.setRunnerState(kube, namespace, name, at);
   }
 
-  private setRunnerState(
-    kube: ApiServer,
-    namespace: string,
-    name: string,
-    at: { phase: 'Pending' | 'Running'; runnerId?: number },
-  ): void {
+  private setRunnerState(kube: ApiServer, namespace: string, name: string, at: RunnerState): void {
     const ready = at.phase === 'Running' ? 'True' : 'False';
     kube.api.modify(
       'kubelet',
@@ -274,6 +271,14 @@ export class ScaleWorld {
           ready: at.phase === 'Running',
           runnerName: name,
           ...(at.runnerId === undefined ? {} : { runnerId: at.runnerId }),
+          // As ARC's listener writes them when the runner takes a job.
+          ...(at.jobId === undefined
+            ? {}
+            : {
+                jobRepositoryName: REPO,
+                workflowRunId: jobRecord(at.jobId, null, 'in_progress').job.runId,
+                jobDisplayName: 'build',
+              }),
         }),
       { subresource: 'status' },
     );
@@ -297,6 +302,12 @@ export class ScaleWorld {
     this.setRunnerState(kube, namespaceName(ns), name, { phase: 'Running', runnerId });
   }
 
+  /** The registered runner takes job `jobId`: ARC's listener writes its job fields. */
+  takeJob(ns: number, name: string, runnerId: number, jobId: number): void {
+    const kube = this.kubes[ns % this.size.clusters] as ApiServer;
+    this.setRunnerState(kube, namespaceName(ns), name, { phase: 'Running', runnerId, jobId });
+  }
+
   /** Jobs as webhooks would have stored them: most done long ago, one per runner in progress. */
   private async storeJobs(): Promise<void> {
     const now = this.clock.now();
@@ -304,7 +315,7 @@ export class ScaleWorld {
     for (let j = 0; j < this.size.storedJobs; j++) {
       const on = this.layout[j % Math.max(1, this.layout.length)];
       const runner = on && j < this.layout.length ? runnerName(on.ns, on.i) : null;
-      batch.push(this.store.recordJob(jobRecord(1_000_000 + j, runner, 'in_progress'), now));
+      batch.push(this.store.recordJob(jobRecord(runnerJobId(j), runner, 'in_progress'), now));
       if (batch.length >= 64) await Promise.all(batch.splice(0));
     }
     await Promise.all(batch);
@@ -498,7 +509,8 @@ export class ScaleWorld {
 
   /**
    * What the sweep records about the node a runner is on: the node of its EC2 instance (from
-   * the Node's providerID) and each runner pod bound to it, with the identity it proved.
+   * the Node's providerID) and each runner on it that took a job (here every one, each running
+   * its stored job), with the identity it proved and its EphemeralRunner's job fields.
    */
   async recordNodeOfRunner(r: number): Promise<void> {
     const at = this.layout[r] as { cluster: number; node: number };
@@ -510,7 +522,7 @@ export class ScaleWorld {
       nodeName(at.node),
       this.clock.now(),
     );
-    for (const other of this.layout) {
+    for (const [index, other] of this.layout.entries()) {
       if (other.cluster !== at.cluster || other.node !== at.node) continue;
       const namespace = namespaceName(other.ns);
       const name = runnerName(other.ns, other.i);
@@ -527,6 +539,14 @@ export class ScaleWorld {
           scaleSet: SET,
           runnerId: null,
           seenAt: this.clock.now(),
+          job: {
+            jobId: null,
+            jobRequestId: null,
+            jobRepositoryName: REPO,
+            jobWorkflowRef: null,
+            workflowRunId: jobRecord(runnerJobId(index), null, 'in_progress').job.runId,
+            jobDisplayName: 'build',
+          },
         },
         this.clock.now(),
       );
@@ -610,6 +630,17 @@ function owner(kind: string, o: { metadata: Record<string, unknown> }) {
     },
   ];
 }
+
+/** A runner's state as ARC's EphemeralRunner and the kubelet's pod show it. */
+interface RunnerState {
+  phase: 'Pending' | 'Running';
+  runnerId?: number;
+  /** The stored job it runs. */
+  jobId?: number;
+}
+
+/** The stored in-progress job of the runner at `index` of the layout (the first `storedJobs`). */
+const runnerJobId = (index: number) => 1_000_000 + index;
 
 function jobRecord(jobId: number, runner: string | null, status: string): JobRecord {
   return {

@@ -2,6 +2,7 @@ import type { Action, ActionOutcome, ActionTarget } from '../../domain/model/act
 import { actionJobIds } from '../../domain/model/action-job-ids.js';
 import type { JobAnnotation } from '../../domain/classify/annotations.js';
 import type * as Fact from '../../domain/model/facts.js';
+import { erJobCacheOf } from '../../domain/correlate/job-records.js';
 import type { BreakerGate } from '../../domain/decide/rules/circuit-breaker.js';
 import type { Loss, NodeSignal, RunnerWarning } from '../../domain/model/loss.js';
 import { StoreError } from '../../ports/delivery-ledger.js';
@@ -41,7 +42,7 @@ const TTL = {
   loss: DAY,
   nodeSignal: DAY,
   instance: 2 * DAY,
-  runnerOnNode: DAY,
+  runnerOnNode: 2 * DAY,
   runnerWarning: DAY,
   erJob: 2 * DAY,
   missingPod: DAY,
@@ -128,7 +129,8 @@ export class SqliteFactsStore implements FactsStore {
     const runnersOnNode = read.extra
       .filter((i) => i.type === 'runnerOnNode')
       .map((i) => i.data as Fact.RunnerOnNode);
-    return { ...read, runnersOnNode };
+    // Here its runners are placements, decided as remembered runners, not job caches to join.
+    return { ...read, facts: { ...read.facts, erJobCache: [] }, runners: [], runnersOnNode };
   }
 
   async readClusterNodeSignals(cluster: string, now: number): Promise<StoreRead> {
@@ -292,13 +294,17 @@ export class SqliteFactsStore implements FactsStore {
   }
 
   async recordRunnerOnNode(runner: Fact.RunnerOnNode, now: number): Promise<void> {
-    this.putOne(
-      'runnerOnNode',
-      `NODE#${runner.cluster}#${runner.nodeName}`,
-      `RUNNER#${runner.namespace}/${runner.name}`,
-      runner,
-      now,
-    );
+    const pk = `NODE#${runner.cluster}#${runner.nodeName}`;
+    const sk = `RUNNER#${runner.namespace}/${runner.name}`;
+    this.write(`record runnerOnNode ${pk}`, now, () => {
+      // The first sight of its job is kept: written unless a live record already holds a job.
+      if ((this.get(pk, sk, now)?.data as Fact.RunnerOnNode | undefined)?.job) return;
+      this.put({
+        ...this.item('runnerOnNode', pk, sk, runner, now),
+        rn: nameKey(runner.name),
+        grp: nsKey(runner.cluster, runner.namespace),
+      });
+    });
   }
 
   async recordRunnerWarning(warning: RunnerWarning, now: number): Promise<void> {
@@ -813,18 +819,34 @@ const OTHER_FACTS = {
   action: 'actions',
 } as const;
 
+/** A fact about one runner, and the runner among those the read names. */
+function fileOnRunner(
+  facts: StoredFacts,
+  runners: RunnerRef[],
+  into: 'losses' | 'runnerWarnings' | 'erJobCache' | 'missingPods',
+  data: { cluster: string; namespace: string },
+  name: string,
+): void {
+  (facts[into] as unknown[]).push(data);
+  const known = runners.some(
+    (x) => x.cluster === data.cluster && x.namespace === data.namespace && x.name === name,
+  );
+  if (!known) runners.push({ cluster: data.cluster, namespace: data.namespace, name });
+}
+
 /** Files one item into a facts slice by its type; false when it is not a fact. */
 function file(facts: StoredFacts, runners: RunnerRef[], item: Item): boolean {
   const type = String(item.type);
+  if (type === 'runnerOnNode') {
+    // A runner's record on its node is its job cache too; unfiled, it is read as a placement.
+    const cache = erJobCacheOf(item.data as Fact.RunnerOnNode);
+    if (cache) fileOnRunner(facts, runners, 'erJobCache', cache, cache.runnerName);
+    return false;
+  }
   if (type in RUNNER_FACTS) {
     const kind = RUNNER_FACTS[type as keyof typeof RUNNER_FACTS];
     const data = item.data as Loss & RunnerWarning & Fact.ErJobCacheEntry & Fact.MissingPod;
-    (facts[kind.into] as unknown[]).push(data);
-    const name = kind.runnerOf(data);
-    const known = runners.some(
-      (x) => x.cluster === data.cluster && x.namespace === data.namespace && x.name === name,
-    );
-    if (!known) runners.push({ cluster: data.cluster, namespace: data.namespace, name });
+    fileOnRunner(facts, runners, kind.into, data, kind.runnerOf(data));
     return true;
   }
   if (type in OTHER_FACTS) {
@@ -842,4 +864,3 @@ function file(facts: StoredFacts, runners: RunnerRef[], item: Item): boolean {
   });
   return true;
 }
-

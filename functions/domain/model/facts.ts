@@ -46,6 +46,12 @@ export interface RunnerOnNode {
   /** The GitHub runner id the EphemeralRunner had (`status.runnerId`), null before registration. */
   runnerId: number | null;
   seenAt: number;
+  /**
+   * The job fields its EphemeralRunner had when first seen with a job: a runner is recorded on its
+   * node when it takes a job, and the record is its job cache too. Absent on records from before
+   * 2026-12, which were written for every pod.
+   */
+  job?: EphemeralRunnerJobFields;
 }
 
 /** A full listing of EphemeralRunners in a namespace was taken at `at`. */

@@ -3,10 +3,11 @@ import { measureEvent } from '../../bench/scale-events.js';
 import { nodeName, ScaleWorld } from '../../bench/scale-world.js';
 
 /**
- * A node signal is decided from the runner pods the sweep proved bound to the node (one store
- * item a runner), so its cost follows the node, not the number of runners or namespaces: no pod
- * is listed and no runner object read unless a rule would act on it. The sweep notes a pod from
- * new pods only: a second pass over unchanged pods writes nothing.
+ * A node signal is decided from the runners that took a job on the node, as the engine recorded
+ * them (one store item a runner, which is its job cache too), so its cost follows the node, not
+ * the number of runners or namespaces: no pod is listed and no runner object read unless a rule
+ * would act on it. A runner is written once, when first seen with its job: an idle one, a second
+ * pass, a runner id, nothing.
  */
 const world = new ScaleWorld({
   ephemeralRunners: 400,
@@ -15,6 +16,7 @@ const world = new ScaleWorld({
   namespaces: 100,
 });
 const runnersOnNodeWrites = () => world.meter.writes.filter((w) => /^NODE#\S+ RUNNER#/.test(w));
+const jobCacheWrites = () => world.meter.writes.filter((w) => / ERJOB$/.test(w));
 
 beforeAll(async () => {
   await world.start();
@@ -23,15 +25,16 @@ beforeAll(async () => {
 afterAll(() => world.stop());
 
 describe('runners per node', () => {
-  it('the first sweep notes each runner pod on its node once, and a second pass none', async () => {
+  it('the first sweep notes each runner that took a job on its node once, and a second pass none', async () => {
     // The runners were created ten minutes before this first sweep after a deployment.
     world.clock.advance(600_000);
     world.meter.reset();
     await runEngine({ kind: 'sweep' }, world.deps);
     const first = runnersOnNodeWrites();
-    // 400 runner pods, each noted once on its node.
+    // 400 runners, each running a job, each noted once on its node: that is its job cache too.
     expect(first).toHaveLength(400);
     expect(new Set(first).size).toBe(400);
+    expect(jobCacheWrites()).toEqual([]);
 
     world.clock.advance(120_000);
     world.meter.reset();
@@ -39,29 +42,39 @@ describe('runners per node', () => {
     expect(runnersOnNodeWrites()).toEqual([]);
   }, 300_000);
 
-  it('a runner pod is written when first bound and when ARC registers it, not every sweep at the deployed minute', async () => {
-    // Bound and Pending just before a sweep: new by its creation time for the next two passes
-    // and Pending until the kubelet runs it, yet unchanged between them.
+  it('a runner is written once, when it takes a job: not when bound, registered, or every sweep at the deployed minute', async () => {
+    // Bound and Pending just before a sweep, then registered: idle, it is not written.
     world.clock.advance(120_000);
     await runEngine({ kind: 'sweep' }, world.deps);
     world.addRunner(7, 'arc-linux-late-runner', 7);
-    const lateWrites = () => runnersOnNodeWrites().filter((w) => w.includes('late-runner'));
-    world.meter.reset();
-    for (let sweep = 0; sweep < 4; sweep++) {
-      world.clock.advance(60_000);
-      await runEngine({ kind: 'sweep' }, world.deps);
-    }
-    expect(lateWrites()).toHaveLength(1);
-
-    world.registerRunner(7, 'arc-linux-late-runner', 4242);
+    const lateWrites = () => world.meter.writes.filter((w) => w.includes('late-runner'));
     world.meter.reset();
     for (let sweep = 0; sweep < 3; sweep++) {
       world.clock.advance(60_000);
       await runEngine({ kind: 'sweep' }, world.deps);
     }
-    // Its runner id is what changed: one write, then none.
-    expect(lateWrites()).toHaveLength(1);
+    world.registerRunner(7, 'arc-linux-late-runner', 4242);
+    for (let sweep = 0; sweep < 2; sweep++) {
+      world.clock.advance(60_000);
+      await runEngine({ kind: 'sweep' }, world.deps);
+    }
+    expect(lateWrites()).toEqual([]);
+
+    world.takeJob(7, 'arc-linux-late-runner', 4242, 2_000_007);
+    world.meter.reset();
+    for (let sweep = 0; sweep < 3; sweep++) {
+      world.clock.advance(60_000);
+      await runEngine({ kind: 'sweep' }, world.deps);
+    }
+    // Its job is what it is recorded for: one write on its node, and no separate job cache.
+    expect(lateWrites()).toEqual([
+      expect.stringMatching(/^NODE#\S+ RUNNER#arc-7\/arc-linux-late-runner$/),
+    ]);
     expect(runnersOnNodeWrites()).toHaveLength(1);
+    const read = await world.store.readRunnerName('arc-linux-late-runner', world.clock.now());
+    expect(read.facts.erJobCache.map((e) => [e.runnerId, e.job.workflowRunId])).toEqual([
+      [4242, 9_002_000_007],
+    ]);
   }, 300_000);
 
   it('the sweep reads a node when its runner pods change: a status report reads and decides nothing, a node gone NotReady decides its runners’ namespaces', async () => {
@@ -106,9 +119,12 @@ describe('runners per node', () => {
     await runEngine({ kind: 'sweep' }, world.deps);
     const decided = world.meter.queried.filter((k) => k.startsWith('NS#'));
     expect(decided.length).toBeGreaterThanOrEqual(namespaces.size);
-    // 400 runners on 40 nodes: one read for the signals of the cluster whose namespaces were
-    // decided, however many of its nodes their pods sit on.
-    expect(world.meter.queried.filter((k) => k.startsWith('SIGNALS#'))).toHaveLength(1);
+    // 400 runners on 40 nodes: one read a cluster for its node signals (a new one decides its
+    // node's runners), however many nodes and namespaces it has.
+    expect(world.meter.queried.filter((k) => k.startsWith('SIGNALS#')).sort()).toEqual([
+      'SIGNALS#cluster-0',
+      'SIGNALS#cluster-1',
+    ]);
     expect(world.meter.queried.filter((k) => k.startsWith('NODE#'))).toEqual([]);
     world.reportNodeOfRunner(42, true);
   }, 300_000);
@@ -147,6 +163,49 @@ describe('runners per node', () => {
     expect(cost.kubeCalls).toBeLessThanOrEqual(3);
     expect(cost.kubeLists).toBe(0);
   }, 120_000);
+
+  it('an idle runner on a warned node, which no record places, is replaced by the next sweep', async () => {
+    // A runner ARC created beside runner 77, registered and idle: nothing records it on its node.
+    world.addRunner(9, 'arc-linux-idle-runner', 77);
+    world.registerRunner(9, 'arc-linux-idle-runner', 4343);
+    world.clock.advance(60_000);
+    await runEngine({ kind: 'sweep' }, world.deps);
+    const deletesOf = (mark: number[]) =>
+      world
+        .kubeSince(mark)
+        .requests.filter((q) => q.verb === 'delete')
+        .map((q) => q.path.split('/').slice(-2).join('/'));
+
+    // Its node is warned: the warning marks the node's busy runners at once, and knows no idle one.
+    let mark = world.kubeMark();
+    await measureEvent(world, 'spot-warning', 77);
+    expect(deletesOf(mark)).toEqual([]);
+
+    // The next sweep reads the cluster's signals, finds the new one, and decides the namespaces
+    // of the pods on that node from what it follows: the idle runner is replaced (rule 6).
+    mark = world.kubeMark();
+    world.meter.reset();
+    world.clock.advance(60_000);
+    await runEngine({ kind: 'sweep' }, world.deps);
+    expect(deletesOf(mark)).toEqual(['ephemeralrunners/arc-linux-idle-runner']);
+    // From what the watches follow: no runner is listed, no node partition read.
+    expect(
+      world
+        .kubeSince(mark)
+        .requests.filter((q) => q.verb === 'list' && !q.path.startsWith('/api/v1/nodes')),
+    ).toEqual([]);
+    expect(world.meter.queried.filter((k) => k.startsWith('NODE#'))).toEqual([]);
+
+    // The signal is not new to the sweep after that: only the replaced runner's namespace, which
+    // changed, is decided again, not the other namespaces of the node's pods.
+    const onTheNode = world.neighboursOf(77).namespaces;
+    expect(onTheNode).toBeGreaterThan(1);
+    world.meter.reset();
+    world.clock.advance(60_000);
+    await runEngine({ kind: 'sweep' }, world.deps);
+    const decided = world.meter.queried.filter((k) => k.startsWith('NS#'));
+    expect(decided.every((k) => k.endsWith('/arc-9'))).toBe(true);
+  }, 300_000);
 
   it('a node the sweep never saw a runner on lists nothing', async () => {
     const mark = world.kubeMark();

@@ -7,7 +7,7 @@ import { EngineHarness } from './engine-harness.js';
 const RUNNER = `${SET}-x7k2p-runner-aaaaa`;
 const NODE = 'ip-10-0-1-17';
 
-/** One idle, healthy runner: its objects Running on a Ready node, registered and online. */
+/** One healthy runner running a job: its objects Running on a Ready node, registered and online. */
 async function healthyRunner(harness: EngineHarness): Promise<number> {
   const { github, kube, clock } = harness;
   github.createOrg('acme');
@@ -26,7 +26,15 @@ async function healthyRunner(harness: EngineHarness): Promise<number> {
     harness,
     set,
     RUNNER,
-    { phase: 'Running', ready: true, runnerName: RUNNER, runnerId },
+    {
+      phase: 'Running',
+      ready: true,
+      runnerName: RUNNER,
+      runnerId,
+      jobRepositoryName: 'acme/app',
+      workflowRunId: 8,
+      jobDisplayName: 'build',
+    },
     { withPod: true },
   );
   kube.api.modify(
@@ -85,7 +93,7 @@ describe('a healthy sweep writes only what changed', () => {
 
   it('writes nothing for an unchanged runner, and reads nothing of an installation with 0 calls left', async () => {
     const installationId = await healthyRunner(harness);
-    // The first sweeps learn the runner (its pod counts as new for a pass and a minute's slack).
+    // The first sweeps learn the runner: it took a job, so it is recorded on its node, once.
     for (let i = 0; i < 3; i++) {
       await runEngine({ kind: 'sweep' }, harness.engine);
       await harness.clock.advance(60_000);

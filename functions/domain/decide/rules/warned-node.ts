@@ -83,6 +83,16 @@ export const warnedNode = defineRule({
  */
 function warnedRememberedRunner(ctx: RuleContext, remembered: RememberedRunner): void {
   const { runner: r, nodeSignals, jobsInProgress } = remembered;
+  // Already being replaced (its EphemeralRunner deleted, or would be in dry run): its job is
+  // over, whatever memory says, and its loss is rule 3's.
+  const freed = idempotencyKey(
+    'delete-ephemeral-runner',
+    r.cluster,
+    r.namespace,
+    r.name,
+    r.ephemeralRunnerUid,
+  );
+  if (ctx.facts.actions.some((a) => a.key === freed && a.outcome !== 'gave-up')) return;
   const liveObjects = {
     kind: 'runner-objects' as const,
     cluster: r.cluster,

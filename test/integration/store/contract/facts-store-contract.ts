@@ -330,6 +330,61 @@ export function describeFactsStoreContract(
       expect((await store.readInstance('i-unknown', T0)).node).toBeNull();
     });
 
+    it('keeps a runner that took a job on its node as its job cache too, first sight kept', async () => {
+      const job = {
+        jobId: 'guid-9',
+        jobRequestId: 9,
+        jobRepositoryName: 'acme/api',
+        jobWorkflowRef: null,
+        workflowRunId: 9_000_000_001,
+        jobDisplayName: 'build',
+      };
+      const onNode = {
+        cluster: 'prod',
+        namespace: 'arc-r',
+        name: 'arc-linux-x-runner-r9',
+        nodeName: 'n9',
+        podUid: 'p9',
+        ephemeralRunnerUid: 'e9',
+        scaleSet: 'arc-linux',
+        runnerId: 90,
+        seenAt: T0,
+        job,
+      };
+      // Placed first without its job (its webhook came before ARC wrote it), then with it.
+      const placed = { ...onNode, job: undefined };
+      delete placed.job;
+      await store.recordRunnerOnNode({ ...placed, seenAt: T0 - 5_000 }, T0 - 5_000);
+      expect((await store.readRunnerName('arc-linux-x-runner-r9', T0)).facts.erJobCache).toEqual(
+        [],
+      );
+      await store.recordRunnerOnNode(onNode, T0);
+      // Seen again later (another container, another sweep), with or without: the first sight
+      // of its job stands.
+      await store.recordRunnerOnNode({ ...onNode, seenAt: T0 + 60_000 }, T0 + 60_000);
+      await store.recordRunnerOnNode({ ...placed, seenAt: T0 + 60_000 }, T0 + 60_000);
+      const cache = {
+        cluster: 'prod',
+        namespace: 'arc-r',
+        runnerName: 'arc-linux-x-runner-r9',
+        scaleSet: 'arc-linux',
+        runnerId: 90,
+        job,
+        seenAt: T0,
+      };
+      const byName = await store.readRunnerName('arc-linux-x-runner-r9', T0 + 60_000);
+      expect(byName.facts.erJobCache).toEqual([cache]);
+      expect(byName.runners).toEqual([
+        { cluster: 'prod', namespace: 'arc-r', name: 'arc-linux-x-runner-r9' },
+      ]);
+      expect((await store.readNamespace('prod', 'arc-r', T0)).facts.erJobCache).toEqual([cache]);
+      // On its node it is a placement, not a cache to join.
+      const node = await store.readNode('prod', 'n9', T0);
+      expect(node.runnersOnNode).toEqual([onNode]);
+      expect(node.facts.erJobCache).toEqual([]);
+      expect(node.runners).toEqual([]);
+    });
+
     it('reads every node signal of a cluster in one read, without the runners on its nodes', async () => {
       const signal = { source: 'node-event', detail: 'NodeNotReady' } as const;
       const at = (cluster: string, nodeName: string) => ({

@@ -1,5 +1,10 @@
 import { decide } from '../../../../functions/domain/decide/decide.js';
-import type { Facts, RunnerOnNode } from '../../../../functions/domain/model/facts.js';
+import type {
+  ActionRecord,
+  Facts,
+  RunnerOnNode,
+} from '../../../../functions/domain/model/facts.js';
+import { idempotencyKey } from '../../../../functions/domain/model/idempotency-key.js';
 import type { NodeSignal } from '../../../../functions/domain/model/loss.js';
 import { DEFAULT_POLICY, parsePolicy } from '../../../../functions/domain/policy/policy.js';
 import { er, facts, job, pod, unwrap } from '../builders.js';
@@ -54,6 +59,38 @@ describe('rule 6 over runners known from the store only', () => {
     });
     expect(d.actions[0]?.key).toContain('pod-uid-1');
   });
+
+  it.each([
+    ['deleted', 'succeeded', false],
+    ['whose delete is claimed', 'claimed', false],
+    ['that dry run would delete', 'dry-run', true],
+  ] as const)(
+    'does not mark a runner whose EphemeralRunner runner-medic %s: it is being replaced',
+    (_, outcome, dryRun) => {
+      const freed: ActionRecord = {
+        key: idempotencyKey('delete-ephemeral-runner', CLUSTER, NS, NAME, 'er-uid-1'),
+        kind: 'delete-ephemeral-runner',
+        rule: 'rule-1-free-poisoned-slot',
+        claimedAt: T0 - 1_500,
+        outcome,
+        finishedAt: T0 - 1_400,
+        dryRun,
+        budgetKeys: [],
+        jobIds: [],
+      };
+      const d = decide(remembered({ jobs: [running()], actions: [freed] }), DEFAULT_POLICY, T0);
+      expect(d.actions).toEqual([]);
+      expect(d.needs).toEqual([]);
+      // A delete that was refused for good leaves it running its job: marked as ever.
+      const refused = { ...freed, outcome: 'gave-up' as const };
+      const again = decide(
+        remembered({ jobs: [running()], actions: [refused] }),
+        DEFAULT_POLICY,
+        T0,
+      );
+      expect(again.actions.map((a) => a.target.kind)).toEqual(['mark-at-risk']);
+    },
+  );
 
   it('joins the job by GitHub runner id, not by name, when both sides have one', () => {
     const d = decide(remembered({ jobs: [running({ runnerId: 7 })] }), DEFAULT_POLICY, T0);
