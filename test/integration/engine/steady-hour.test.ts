@@ -38,9 +38,11 @@ describe('a healthy hour stays within the budget', () => {
     expect(calls.filter((r) => r.by === 'app').length).toBeLessThanOrEqual(3 * MINUTES);
   }, 900_000);
 
-  it('reads of Kubernetes only what changed, after the first full list', async () => {
+  it('reads of Kubernetes only what changed, after the first full list, and writes ten store items a job', async () => {
     const marks = world.kubeMark();
     const jobs = world.jobsStarted;
+    const writes = world.store.writes;
+    const kinds = new Map(world.store.writesByKind);
     await world.play(MINUTES * 60_000, 60_000);
     const read = world.kubes
       .flatMap((k, c) => k.audit.requests.slice(marks[c] ?? 0))
@@ -51,5 +53,29 @@ describe('a healthy hour stays within the budget', () => {
     // them reads what jobs change (their runners' objects, their events' reads), 20 a job at most.
     expect(read).toBeLessThanOrEqual(20 * (world.jobsStarted - jobs));
     expect(read).toBeLessThan(2 * 200 * MINUTES);
+
+    // A job's writes: its three deliveries (claimed, then published), its record at each of
+    // them, and its runner on its node (its job cache too); then the sweep's cursors, a few a
+    // minute. No timer a job, no separate job cache, no write for an idle runner.
+    const started = world.jobsStarted - jobs;
+    expect(world.store.writes - writes).toBeLessThanOrEqual(10 * (started + 2) + 8 * MINUTES);
+    const grew = [...world.store.writesByKind]
+      .filter(([kind, n]) => n > (kinds.get(kind) ?? 0))
+      .map(([kind]) => kind)
+      .sort();
+    const perJob = [
+      'Put DELIVERY-BODY#/DELIVERY',
+      'Update DELIVERY-BODY#/DELIVERY',
+      'Put JOB#/JOB',
+      'Put NODE#/RUNNER#',
+    ];
+    const cursors = [
+      'Put SWEEP#/CURSOR',
+      'Put WATCH-CURSOR/CLUSTER#',
+      'Put REPOSCAN#/CURSOR',
+      'Put INSTANCE#/NODE',
+    ];
+    expect(grew).toEqual(expect.arrayContaining(perJob));
+    expect(grew.filter((k) => !perJob.includes(k) && !cursors.includes(k))).toEqual([]);
   }, 900_000);
 });
