@@ -13,7 +13,7 @@ const world = new ScaleWorld({
   ephemeralRunners: 400,
   storedJobs: 400,
   clusters: 2,
-  namespaces: 100,
+  namespaces: 20,
 });
 const runnersOnNodeWrites = () => world.meter.writes.filter((w) => /^NODE#\S+ RUNNER#/.test(w));
 const jobCacheWrites = () => world.meter.writes.filter((w) => / ERJOB$/.test(w));
