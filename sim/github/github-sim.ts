@@ -249,6 +249,13 @@ export class GitHubSim {
   }
 
   /** Spends an installation's primary rate limit for the current hour. */
+  /** The account suspends the App's installation: its tokens are refused from now on. */
+  suspendInstallation(installationId: number): void {
+    const installation = this.store.installations.get(installationId);
+    if (!installation) throw new Error(`no installation ${installationId}`);
+    installation.suspendedAt = this.clock.now();
+  }
+
   exhaustRateLimit(installationId: number): void {
     this.limiter.exhaust(`installation ${installationId}`, this.clock.now());
   }

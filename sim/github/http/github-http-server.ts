@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { SUSPENDED_MESSAGE } from '../rest/app-routes.js';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Clock, SimClock } from '../../clock.js';
@@ -139,6 +140,8 @@ export class GitHubHttpServer {
       if (!token) return { response: error(401, 'Requires authentication'), by: '' };
       principal = this.deps.tokens.lookup(token);
       if (!principal) return { response: error(401, 'Bad credentials'), by: '' };
+      if (principal.kind === 'installation' && principal.installation.suspendedAt !== undefined)
+        return { response: error(403, SUSPENDED_MESSAGE), by: principal.by };
       rateKey =
         principal.kind === 'installation'
           ? `installation ${principal.installation.id}`

@@ -58,6 +58,12 @@ export interface Repo {
 export interface Installation {
   id: number;
   account: Account;
+  /**
+   * When the account (or the App's owner) suspended it: GitHub then refuses its tokens, new and
+   * issued, with 403 "This installation has been suspended" (docs.github.com, "Suspending a GitHub
+   * App installation"; the message octokit.rb raises InstallationSuspended on).
+   */
+  suspendedAt?: number;
 }
 
 export interface Workflow {

@@ -12,6 +12,9 @@ import { APP_PERMISSIONS, linkApp, permissionsOf } from './installation-permissi
 import type { RestDeps } from './route-context.js';
 import { repositoryBody } from '../payloads/repository-body.js';
 
+/** GitHub's answer to a suspended installation's token, new or already issued. */
+export const SUSPENDED_MESSAGE = 'This installation has been suspended';
+
 export interface AppRouteDeps extends RestDeps {
   credentials: AppCredentials;
   tokens: TokenRegistry;
@@ -37,6 +40,8 @@ export function appRoutes(deps: AppRouteDeps): Route[] {
     permissions: permissionsOf(deps.store, installation),
     events: ['workflow_job', 'workflow_run'],
     access_tokens_url: `${deps.urls.api}/app/installations/${installation.id}/access_tokens`,
+    suspended_at:
+      installation.suspendedAt === undefined ? null : isoSeconds(installation.suspendedAt),
   });
   const byAccount =
     (login: string | undefined): Route['handler'] =>
@@ -91,6 +96,7 @@ export function appRoutes(deps: AppRouteDeps): Route[] {
       handler: (ctx) => {
         const installation = deps.store.installations.get(Number(ctx.params['installation_id']));
         if (!installation) return error(404, 'Not Found');
+        if (installation.suspendedAt !== undefined) return error(403, SUSPENDED_MESSAGE);
         const issued = deps.tokens.issueInstallationToken(installation, now());
         return {
           status: 201,
