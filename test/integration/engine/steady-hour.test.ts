@@ -1,14 +1,14 @@
 import { SteadyWorld } from '../../bench/steady-world.js';
 
 /**
- * A healthy, busy org of 10,000 runners (the `steady` bench's world, ten minutes of its hour at a
+ * A healthy, busy org of 10,000 runners (the `steady` bench's world, five minutes of its hour at a
  * smaller pace): runner-medic as deployed, every runner registered at the GitHub twin (the orphan
  * scan would read 100 pages of them), jobs queued, run and replaced, webhooks delivered, a sweep
  * a minute. Its GitHub calls stay within the sweep's share of the installation's hour (5% of
  * 5,000, accrued over the hour plus a burst of 10), whatever the number of runners, and the App's
  * own calls stay at about one delivery page a sweep. Counted from the GitHub twin's request log.
  */
-const MINUTES = 10;
+const MINUTES = 5;
 const RUNNERS = 10_000;
 const JOBS_PER_HOUR = 300;
 
