@@ -2,7 +2,6 @@ import type { Action, ActionOutcome, ActionTarget } from '../../domain/model/act
 import { actionJobIds } from '../../domain/model/action-job-ids.js';
 import type { JobAnnotation } from '../../domain/classify/annotations.js';
 import type * as Fact from '../../domain/model/facts.js';
-import { erJobCacheOf } from '../../domain/correlate/job-records.js';
 import type { BreakerGate } from '../../domain/decide/rules/circuit-breaker.js';
 import type { Loss, NodeSignal, RunnerWarning } from '../../domain/model/loss.js';
 import { StoreError } from '../../ports/delivery-ledger.js';
@@ -32,6 +31,7 @@ import {
   wakeKey,
   wakeOf,
 } from './table-schema.js';
+import { fileFact } from './file-fact.js';
 
 const DAY = 24 * 3600;
 /** How long each kind of fact is kept (seconds), as on DynamoDB. */
@@ -802,57 +802,9 @@ function parse(text: unknown): Item {
   return JSON.parse(text) as Item;
 }
 
-/** Facts kept in a runner's partition: where each goes in a slice, and the runner it names. */
-const RUNNER_FACTS = {
-  loss: { into: 'losses', runnerOf: (d: Loss) => d.runnerName },
-  runnerWarning: { into: 'runnerWarnings', runnerOf: (d: RunnerWarning) => d.runnerName },
-  erJob: { into: 'erJobCache', runnerOf: (d: Fact.ErJobCacheEntry) => d.runnerName },
-  missingPod: { into: 'missingPods', runnerOf: (d: Fact.MissingPod) => d.name },
-} as const;
-
-/** Facts of other partitions: where each goes in a slice. */
-const OTHER_FACTS = {
-  job: 'jobs',
-  run: 'runs',
-  nodeSignal: 'nodeSignals',
-  registration: 'registrations',
-  action: 'actions',
-} as const;
-
-/** A fact about one runner, and the runner among those the read names. */
-function fileOnRunner(
-  facts: StoredFacts,
-  runners: RunnerRef[],
-  into: 'losses' | 'runnerWarnings' | 'erJobCache' | 'missingPods',
-  data: { cluster: string; namespace: string },
-  name: string,
-): void {
-  (facts[into] as unknown[]).push(data);
-  const known = runners.some(
-    (x) => x.cluster === data.cluster && x.namespace === data.namespace && x.name === name,
-  );
-  if (!known) runners.push({ cluster: data.cluster, namespace: data.namespace, name });
-}
-
 /** Files one item into a facts slice by its type; false when it is not a fact. */
 function file(facts: StoredFacts, runners: RunnerRef[], item: Item): boolean {
-  const type = String(item.type);
-  if (type === 'runnerOnNode') {
-    // A runner's record on its node is its job cache too; unfiled, it is read as a placement.
-    const cache = erJobCacheOf(item.data as Fact.RunnerOnNode);
-    if (cache) fileOnRunner(facts, runners, 'erJobCache', cache, cache.runnerName);
-    return false;
-  }
-  if (type in RUNNER_FACTS) {
-    const kind = RUNNER_FACTS[type as keyof typeof RUNNER_FACTS];
-    const data = item.data as Loss & RunnerWarning & Fact.ErJobCacheEntry & Fact.MissingPod;
-    fileOnRunner(facts, runners, kind.into, data, kind.runnerOf(data));
-    return true;
-  }
-  if (type in OTHER_FACTS) {
-    (facts[OTHER_FACTS[type as keyof typeof OTHER_FACTS]] as unknown[]).push(item.data);
-    return true;
-  }
+  if (fileFact(facts, runners, String(item.type), item.data)) return true;
   if (!item.pk.startsWith('BREAKER#')) return false;
   facts.breakers.push({
     cluster: String(item.cluster),
