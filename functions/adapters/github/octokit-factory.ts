@@ -11,6 +11,7 @@ import type { RetryBudget } from './retry-budget.js';
 import { retryBudget } from './retry-budget.js';
 import { RunnerMedicError } from '../../ports/errors.js';
 import type { RateLimitBook } from './rate-limit-book.js';
+import type { Clock } from '../../ports/clock.js';
 
 /** Octokit with runner-medic's plugins, in this order (see retry-budget.ts). */
 function gatewayOctokit(budget: RetryBudget) {
@@ -59,11 +60,25 @@ export interface OctokitFactoryOptions {
   userAgent?: string;
   /** Told the rate-limit headers of every installation answer (errors included). */
   rateLimits?: Pick<RateLimitBook, 'note'>;
+  /**
+   * With a clock, an installation whose token GitHub refused (403: suspended; 404: uninstalled)
+   * is not asked for one again for REFUSED_TOKEN_MS: its calls fail at once, without an App call.
+   */
+  clock?: Clock;
 }
+
+/**
+ * How long a refused installation token is taken as the answer. A suspended installation is
+ * lifted by a person in GitHub's settings; its org is reported each sweep meanwhile
+ * (`InstallationUnavailable`), and would otherwise cost two App calls a sweep.
+ */
+export const REFUSED_TOKEN_MS = 15 * 60_000;
 
 /** One octokit per App installation (its token cached by auth-app), and one as the App itself. */
 export class OctokitFactory {
   private readonly installations = new Map<number, GatewayOctokit>();
+  /** Installations whose token GitHub refused: the refusal, and until when it stands. */
+  private readonly refused = new Map<number, { error: unknown; until: number }>();
   private appClient: GatewayOctokit | undefined;
   private readonly write: Bottleneck.Group | undefined;
   private readonly Client: ReturnType<typeof gatewayOctokit>;
@@ -127,6 +142,19 @@ export class OctokitFactory {
       },
       ...(o.log ? { log: o.log } : {}),
     });
+    const clock = o.clock;
+    if (clock && installationId !== undefined)
+      octokit.hook.wrap('request', async (request, options) => {
+        const refused = this.refused.get(installationId);
+        if (refused && clock.now() < refused.until) throw refused.error;
+        try {
+          return await request(options);
+        } catch (error) {
+          if (isRefusedToken(error))
+            this.refused.set(installationId, { error, until: clock.now() + REFUSED_TOKEN_MS });
+          throw error;
+        }
+      });
     const book = o.rateLimits;
     if (book && installationId !== undefined) {
       octokit.hook.after('request', (response) => book.note(installationId, response.headers));
@@ -144,4 +172,14 @@ export class OctokitFactory {
 function timedFetch(base: typeof fetch, timeoutMs: number): typeof fetch {
   return (input, init) =>
     base(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(timeoutMs) });
+}
+
+/** GitHub refused an installation token: the installation is suspended (403) or gone (404). */
+function isRefusedToken(error: unknown): boolean {
+  const e = error as { status?: unknown; request?: { url?: unknown } };
+  return (
+    (e.status === 403 || e.status === 404) &&
+    typeof e.request?.url === 'string' &&
+    /\/app\/installations\/\d+\/access_tokens$/.test(e.request.url)
+  );
 }

@@ -1,11 +1,12 @@
+import { REFUSED_TOKEN_MS } from '../../../functions/adapters/github/octokit-factory.js';
 import { runEngine } from '../../../functions/engine/run-engine.js';
 import { NS, SET, completedJob } from './arc-objects.js';
 import { EngineHarness } from './engine-harness.js';
 
 /**
  * An org that suspends the App's installation: GitHub refuses its tokens with 403 ("This
- * installation has been suspended"). It affects only that org, is reported, and is not retried
- * beyond the sweep's own cadence; the other org's sweep goes on.
+ * installation has been suspended"). It affects only that org, is reported each sweep, and is
+ * asked again only every REFUSED_TOKEN_MS; the other org's sweep goes on.
  */
 describe('a suspended installation', () => {
   const harness = new EngineHarness();
@@ -48,16 +49,16 @@ describe('a suspended installation', () => {
       .requests()
       .slice(from)
       .map((r) => `${r.method} ${r.path} ${r.status}`);
-    // acme: its token is refused, once by each part of the sweep that reads GitHub (the
-    // registration scan and the queued-runs look), and nothing else is asked of it; beta: its
-    // runners are read as ever.
+    // acme: its token is refused, once, and nothing else is asked of it; beta: its runners are
+    // read as ever.
     const refused = `POST /app/installations/${installations['acme']}/access_tokens 403`;
-    const acme = calls.filter((c) =>
-      c.startsWith(`POST /app/installations/${installations['acme']}/`),
-    );
-    expect(acme.length).toBeGreaterThan(0);
-    expect(acme.length).toBeLessThanOrEqual(2);
-    expect(new Set(acme)).toEqual(new Set([refused]));
+    const tokensOfAcme = (since: number) =>
+      github
+        .requests()
+        .slice(since)
+        .map((r) => `${r.method} ${r.path} ${r.status}`)
+        .filter((c) => c.startsWith(`POST /app/installations/${installations['acme']}/`));
+    expect(tokensOfAcme(from)).toEqual([refused]);
     expect(calls).toContain('GET /orgs/beta/actions/runners 200');
     expect(calls.some((c) => c.startsWith('GET /orgs/acme/'))).toBe(false);
     expect(harness.metrics.map((m) => [m.name, m.dimensions])).toContainEqual([
@@ -69,5 +70,22 @@ describe('a suspended installation', () => {
         (m) => m.name === 'InstallationUnavailable' && m.dimensions?.org === 'beta',
       ),
     ).toEqual([]);
+
+    // The refusal stands for REFUSED_TOKEN_MS: the next sweeps report the org without asking
+    // GitHub again, then one asks once more.
+    let since = github.requests().length;
+    const reported = () =>
+      harness.metrics.filter(
+        (m) => m.name === 'InstallationUnavailable' && m.dimensions?.org === 'acme',
+      ).length;
+    const before = reported();
+    await clock.advance(60_000);
+    await runEngine({ kind: 'sweep' }, harness.engine);
+    expect(tokensOfAcme(since)).toEqual([]);
+    expect(reported()).toBeGreaterThan(before);
+    await clock.advance(REFUSED_TOKEN_MS);
+    since = github.requests().length;
+    await runEngine({ kind: 'sweep' }, harness.engine);
+    expect(tokensOfAcme(since)).toEqual([refused]);
   }, 120_000);
 });
