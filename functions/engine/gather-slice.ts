@@ -90,7 +90,7 @@ class SliceReader {
   private readonly nodeSubjects: NodeRef[] = [];
   private readonly names = new Set<string>();
   private readonly runs = new Map<string, { repo: string; runId: number }>();
-  /** The runner pods the sweep proved bound to each node read (cluster/node → runners). */
+  /** The runners recorded running a job on each node read (cluster/node → runners). */
   private readonly onNodes = new Map<string, RunnerOnNode[]>();
   private readonly witnesses = new Map<string, Witness>();
 
@@ -164,8 +164,8 @@ class SliceReader {
   }
 
   /**
-   * A node's partition holds its signals and the runner pods the sweep proved bound to it: a
-   * node signal is decided from those, reading a runner's objects only when a rule asks.
+   * A node's partition holds its signals and the runners recorded running a job on it: a node
+   * signal is decided from those, reading a runner's objects only when a rule asks.
    */
   private async readNode(n: NodeRef): Promise<void> {
     this.nodes.set(`${n.cluster}/${n.nodeName}`, n);

@@ -579,6 +579,12 @@ async function readNeed(need: Need, facts: Facts, now: number, deps: EngineDeps)
       if (cache && !facts.erJobCache.some((e) => isIt(e, e.runnerName)))
         facts.erJobCache = [...facts.erJobCache, cache];
       facts.runnersOnNodes = facts.runnersOnNodes.filter((r) => !isIt(r, r.name));
+      // Looked up by name: as good as a listing for it, so absent means gone (rule 3's evidence).
+      if (!facts.listings.some((l) => l.cluster === need.cluster && l.namespace === need.namespace))
+        facts.listings = [
+          ...facts.listings,
+          { cluster: need.cluster, namespace: need.namespace, at: now },
+        ];
       return true;
     }
     case 'ephemeral-runner': {

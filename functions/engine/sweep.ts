@@ -182,6 +182,8 @@ interface ClusterMemory {
   pending: Set<string>;
   /** The cluster's stored node signals as last read: a new one decides its node's runners. */
   signalsSeen: Set<string>;
+  /** Runners (`namespace/name`) still up after their job, whose jobs their namespace reads. */
+  outliving: Set<string>;
 }
 
 /** Followed runners per store (one deployment) and cluster, kept while the container lives. */
@@ -205,6 +207,7 @@ async function clusterMemory(cluster: string, deps: EngineDeps, now: number) {
     listedAt: null,
     pending: new Set(),
     signalsSeen: new Set(),
+    outliving: new Set(),
   };
   const stored = await deps.watchCursors?.read(cluster, now);
   if (stored) {
@@ -449,8 +452,11 @@ function namespacesOnSignalledNodes(
   return out;
 }
 
-/** How far back a sweep with no earlier pass looks for runners that outlived their jobs. */
-const FIRST_LOOK_BACK_MS = 10 * 60_000;
+/**
+ * How far back a sweep looks for runners that outlived their jobs: since its last pass, or this
+ * long when that was longer ago (or never, in this deployment).
+ */
+const LOOK_BACK_MS = 10 * 60_000;
 const MINUTE_MS = 60_000;
 
 /** Jobs recorded finished on a runner since a moment, read once a sweep for every cluster. */
@@ -467,28 +473,29 @@ function finishedJobsReader(deps: EngineDeps, now: number): FinishedJobs {
 }
 
 /**
- * The namespaces where the pod of a runner that ran one of these jobs still runs
- * STUCK_AFTER_JOB_MS after the job ended. A runner exits within seconds of its job, and ARC then removes it; one
- * still up is stuck (actions-runner-controller#4603) and changes nothing the watch would see, so
- * its finished job is what makes the sweep decide it. Healthy runners cost a store read, no write.
+ * The runners that ran one of these jobs and whose pod still runs STUCK_AFTER_JOB_MS after the
+ * job ended. A runner exits within seconds of its job, and ARC then removes it; one still up is
+ * stuck (actions-runner-controller#4603) and changes nothing the watch would see, so its finished
+ * job is what makes the sweep decide it, its jobs read by its name whatever its EphemeralRunner
+ * says. Healthy runners cost a store read, no write.
  */
-function namespacesOfOutlivingRunners(
+function outlivingRunners(
   memory: ClusterMemory,
   finished: Facts['jobs'],
   now: number,
-): Set<string> {
+): { namespace: string; name: string }[] {
   const due = new Set<string>();
   for (const { job } of finished) {
     const ended = ms(job.completedAt);
     if (job.runnerName !== null && ended !== null && ended + STUCK_AFTER_JOB_MS <= now)
       due.add(job.runnerName);
   }
-  const out = new Set<string>();
-  if (due.size === 0) return out;
-  for (const pod of knownListing(memory).pods)
-    if (due.has(pod.metadata.name) && pod.phase !== 'Succeeded' && pod.phase !== 'Failed')
-      out.add(pod.metadata.namespace);
-  return out;
+  if (due.size === 0) return [];
+  return knownListing(memory)
+    .pods.filter(
+      (pod) => due.has(pod.metadata.name) && pod.phase !== 'Succeeded' && pod.phase !== 'Failed',
+    )
+    .map((pod) => ({ namespace: pod.metadata.namespace, name: pod.metadata.name }));
 }
 
 /** Writes where the next container resumes: each scope's resourceVersions, pending namespaces. */
@@ -547,9 +554,14 @@ async function sweepCluster(
 
   // A runner still up STUCK_AFTER_JOB_MS after its job ended is stuck (rule 1): its namespace
   // waits with the changed ones, so a sweep that pauses still decides it.
-  const since = (lastPassStartedAt ?? now - FIRST_LOOK_BACK_MS) - STUCK_AFTER_JOB_MS - MINUTE_MS;
-  for (const ns of namespacesOfOutlivingRunners(memory, await finished(since), now))
-    memory.pending.add(ns);
+  // The look back is bounded: after a long gap (a cluster unreachable for hours) the slow full
+  // relist decides every namespace anyway.
+  const lastPass = Math.max(lastPassStartedAt ?? 0, now - LOOK_BACK_MS);
+  const since = lastPass - STUCK_AFTER_JOB_MS - MINUTE_MS;
+  for (const { namespace, name } of outlivingRunners(memory, await finished(since), now)) {
+    memory.pending.add(namespace);
+    memory.outliving.add(`${namespace}/${name}`);
+  }
 
   // Decided: what changed (pending), where a queued job's scale set lives, and where the runner
   // sets of registrations read offline this sweep live (rule 5 needs no Kubernetes change).
@@ -574,10 +586,15 @@ async function sweepCluster(
       deps.log.info('sweep paused; the next one resumes here', { cluster, namespace });
       return { complete: false, namespaces: done };
     }
+    const outliving = new Set(
+      [...memory.outliving]
+        .filter((k) => namespaceOfKey(k) === namespace)
+        .map((k) => k.slice(namespace.length + 1)),
+    );
     const slice = await namespaceSlice(
       cluster,
       namespace,
-      listing,
+      { ...listing, outliving },
       nodes,
       registrations,
       queued,
@@ -587,6 +604,7 @@ async function sweepCluster(
     );
     await decideSlice([{ kind: 'namespace', cluster, namespace }], slice);
     memory.pending.delete(namespace);
+    for (const name of outliving) memory.outliving.delete(`${namespace}/${name}`);
     done++;
   }
   await saveCursor(cluster, memory, deps, now);
@@ -781,7 +799,7 @@ function clusterNodeSignals(cluster: string, deps: EngineDeps, now: number): Clu
 async function namespaceSlice(
   cluster: string,
   namespace: string,
-  listing: RunnerListing,
+  listing: RunnerListing & { outliving?: ReadonlySet<string> },
   nodes: Node[],
   registrations: RunnerRegistration[],
   queued: Facts['jobs'],
@@ -802,6 +820,7 @@ async function namespaceSlice(
   itemsRead += own.itemsRead;
   addFacts(facts, own.facts);
   const worthJoining = runnersWorthJoining(listing, new Set(own.runners.map((r) => r.name)));
+  for (const name of listing.outliving ?? []) worthJoining.add(name);
   for (const name of worthJoining) {
     const read = await deps.store.readRunnerName(name, now);
     itemsRead += read.itemsRead;

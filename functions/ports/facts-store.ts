@@ -144,8 +144,8 @@ export interface FactsStore {
   /** What the store holds about the runners of one namespace (losses, cached job fields, …). */
   readNamespace(cluster: string, namespace: string, now: number): Promise<StoreRead>;
   /**
-   * Node signals of a node, and the runner pods the sweep saw bound to it (one item a runner): a
-   * node signal is decided from these without reading the runners' objects.
+   * Node signals of a node, and the runners that took a job on it (one item a runner, kept a day):
+   * a node signal is decided from these without reading the runners' objects.
    */
   readNode(
     cluster: string,
@@ -195,7 +195,11 @@ export interface FactsStore {
   recordRunnerWarning(warning: RunnerWarning, now: number): Promise<void>;
   /** Remembers which node an EC2 instance is (seen on a Node's providerID). */
   recordInstance(instanceId: string, cluster: string, nodeName: string, now: number): Promise<void>;
-  /** Remembers a runner pod bound to a node, with the identity the sweep proved (a day). */
+  /**
+   * Remembers a runner that runs a job on its node, with the identity its objects proved and (once
+   * its EphemeralRunner has them) its job fields: its job cache too, found by name and namespace.
+   * The first sight is kept (a day); a placement without a job is completed once with it.
+   */
   recordRunnerOnNode(runner: RunnerOnNode, now: number): Promise<void>;
   /** Caches ER job fields the first time they are seen; later writes keep the first `seenAt`. */
   cacheErJob(entry: ErJobCacheEntry, now: number): Promise<void>;

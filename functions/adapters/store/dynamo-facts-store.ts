@@ -50,7 +50,7 @@ const TTL = {
   loss: DAY,
   nodeSignal: DAY,
   instance: 2 * DAY,
-  runnerOnNode: 2 * DAY,
+  runnerOnNode: DAY,
   runnerWarning: DAY,
   erJob: 2 * DAY,
   missingPod: DAY,
@@ -334,14 +334,17 @@ export class DynamoFactsStore implements FactsStore {
       rn: nameKey(runner.name),
       grp: nsKey(runner.cluster, runner.namespace),
     };
-    // The first sight of its job is kept: written unless a live record already holds a job.
+    // The first sight is kept: a placement without a job is written only where there is none,
+    // and one with its job only where no live record holds a job yet.
     await this.send(
       `record runnerOnNode ${pk}`,
       new PutCommand({
         TableName: this.tableName,
         Item,
-        ConditionExpression: 'attribute_not_exists(#data.#job) OR expiresAt < :now',
-        ExpressionAttributeNames: { '#data': 'data', '#job': 'job' },
+        ConditionExpression: runner.job
+          ? 'attribute_not_exists(#data.#job) OR expiresAt < :now'
+          : 'attribute_not_exists(pk) OR expiresAt < :now',
+        ...(runner.job ? { ExpressionAttributeNames: { '#data': 'data', '#job': 'job' } } : {}),
         ExpressionAttributeValues: { ':now': seconds(now) },
       }),
       true,

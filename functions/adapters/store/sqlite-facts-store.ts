@@ -42,7 +42,7 @@ const TTL = {
   loss: DAY,
   nodeSignal: DAY,
   instance: 2 * DAY,
-  runnerOnNode: 2 * DAY,
+  runnerOnNode: DAY,
   runnerWarning: DAY,
   erJob: 2 * DAY,
   missingPod: DAY,
@@ -297,8 +297,10 @@ export class SqliteFactsStore implements FactsStore {
     const pk = `NODE#${runner.cluster}#${runner.nodeName}`;
     const sk = `RUNNER#${runner.namespace}/${runner.name}`;
     this.write(`record runnerOnNode ${pk}`, now, () => {
-      // The first sight of its job is kept: written unless a live record already holds a job.
-      if ((this.get(pk, sk, now)?.data as Fact.RunnerOnNode | undefined)?.job) return;
+      // The first sight is kept: a placement without a job is written only where there is none,
+      // and one with its job only where no live record holds a job yet.
+      const held = this.get(pk, sk, now);
+      if (held && (!runner.job || (held.data as Fact.RunnerOnNode).job)) return;
       this.put({
         ...this.item('runnerOnNode', pk, sk, runner, now),
         rn: nameKey(runner.name),

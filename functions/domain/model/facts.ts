@@ -31,8 +31,9 @@ export interface ErJobCacheEntry {
 }
 
 /**
- * A runner pod the sweep saw bound to a node, with the identity it proved then: ARC's labels, an
- * EphemeralRunner owner of the same name and uid, owned by an EphemeralRunnerSet. A node signal
+ * A runner that took a job, on the node its pod is bound to, with the identity its objects proved
+ * then: ARC's labels, an EphemeralRunner owner of the same name and uid, owned by an
+ * EphemeralRunnerSet. A node signal
  * is decided from these, and the live objects are read only for a runner a rule would act on.
  */
 export interface RunnerOnNode {

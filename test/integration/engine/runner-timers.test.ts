@@ -81,4 +81,42 @@ describe('a runner that outlives its job is found by the sweep, with no timer a 
     expect(calls.filter((r) => r.verb === 'list')).toEqual([]);
     expect(await harness.engine.store.dueWakes(ended + 3_600_000, 10)).toEqual([]);
   }, 120_000);
+
+  it('frees it even when ARC never wrote the job into its EphemeralRunner: its jobs are read by its name', async () => {
+    const { kube, clock } = harness;
+    const set = harness.kube.api.get('ephemeralrunnersets', NS, `${SET}-x7k2p`) as Parameters<
+      typeof seedRunner
+    >[1];
+    const runner = `${SET}-x7k2p-runner-ccccc`;
+    seedRunner(
+      harness,
+      set,
+      runner,
+      { phase: 'Running', ready: true, runnerName: runner, runnerId: 11 },
+      { withPod: true },
+    );
+    await runEngine({ kind: 'sweep' }, harness.engine);
+    const ended = clock.now();
+    await harness.engine.store.recordJob(
+      completedJob({
+        jobId: 78,
+        runId: 9,
+        runnerId: 11,
+        runnerName: runner,
+        installationId: null,
+        createdAt: ended - 300_000,
+        startedAt: ended - 290_000,
+        completedAt: ended,
+      }),
+      ended,
+    );
+    clock.advance(STUCK_AFTER_JOB_MS);
+    const from = kube.audit.requests.length;
+    await runEngine({ kind: 'sweep' }, harness.engine);
+    const deletes = kube.audit.requests
+      .slice(from)
+      .filter((r) => r.by === 'runner-medic' && r.verb === 'delete')
+      .map((r) => r.path.split('/').pop());
+    expect(deletes).toEqual([runner]);
+  }, 120_000);
 });

@@ -1,10 +1,19 @@
 import * as z from 'zod';
 import { defineRule, ruleSettings } from '../rule.js';
 import { idempotencyKey } from '../../model/idempotency-key.js';
+import type { ActionOutcome } from '../../model/action.js';
 import { NODE_DOWN_KINDS, type NodeWarningKind } from '../../model/loss.js';
 import type { RememberedRunner } from '../../correlate/runners-on-nodes.js';
 import { isProvenArcRunner } from '../../correlate/runner-guard.js';
 import { effectiveFor, need, propose, runnerScope, type RuleContext } from '../context.js';
+
+/** A delete of its EphemeralRunner that is done, under way, or (in dry run) decided. */
+const BEING_FREED: ReadonlySet<ActionOutcome> = new Set([
+  'claimed',
+  'succeeded',
+  'retry-later',
+  'dry-run',
+]);
 
 const WARNINGS: ReadonlySet<NodeWarningKind> = new Set([
   'spot-interruption-warning',
@@ -92,7 +101,7 @@ function warnedRememberedRunner(ctx: RuleContext, remembered: RememberedRunner):
     r.name,
     r.ephemeralRunnerUid,
   );
-  if (ctx.facts.actions.some((a) => a.key === freed && a.outcome !== 'gave-up')) return;
+  if (ctx.facts.actions.some((a) => a.key === freed && BEING_FREED.has(a.outcome))) return;
   const liveObjects = {
     kind: 'runner-objects' as const,
     cluster: r.cluster,

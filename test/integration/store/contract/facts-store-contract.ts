@@ -355,6 +355,11 @@ export function describeFactsStoreContract(
       const placed = { ...onNode, job: undefined };
       delete placed.job;
       await store.recordRunnerOnNode({ ...placed, seenAt: T0 - 5_000 }, T0 - 5_000);
+      // Placed again before ARC writes the job (another event's read): kept as first placed.
+      await store.recordRunnerOnNode({ ...placed, seenAt: T0 - 2_000 }, T0 - 2_000);
+      expect((await store.readNode('prod', 'n9', T0)).runnersOnNode.map((r) => r.seenAt)).toEqual([
+        T0 - 5_000,
+      ]);
       expect((await store.readRunnerName('arc-linux-x-runner-r9', T0)).facts.erJobCache).toEqual(
         [],
       );

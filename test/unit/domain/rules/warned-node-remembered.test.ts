@@ -81,14 +81,16 @@ describe('rule 6 over runners known from the store only', () => {
       const d = decide(remembered({ jobs: [running()], actions: [freed] }), DEFAULT_POLICY, T0);
       expect(d.actions).toEqual([]);
       expect(d.needs).toEqual([]);
-      // A delete that was refused for good leaves it running its job: marked as ever.
-      const refused = { ...freed, outcome: 'gave-up' as const };
-      const again = decide(
-        remembered({ jobs: [running()], actions: [refused] }),
-        DEFAULT_POLICY,
-        T0,
-      );
-      expect(again.actions.map((a) => a.target.kind)).toEqual(['mark-at-risk']);
+      // A delete that was refused for good, or failed, left it running its job: marked as ever.
+      for (const notDone of ['gave-up', 'failed'] as const) {
+        const refused = { ...freed, outcome: notDone };
+        const again = decide(
+          remembered({ jobs: [running()], actions: [refused] }),
+          DEFAULT_POLICY,
+          T0,
+        );
+        expect(again.actions.map((a) => a.target.kind)).toEqual(['mark-at-risk']);
+      }
     },
   );
 
