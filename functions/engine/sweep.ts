@@ -182,8 +182,8 @@ interface ClusterMemory {
   pending: Set<string>;
   /** The cluster's stored node signals as last read: a new one decides its node's runners. */
   signalsSeen: Set<string>;
-  /** Runners (`namespace/name`) still up after their job, whose jobs their namespace reads. */
-  outliving: Set<string>;
+  /** Runners still up after their job, by namespace: their namespace reads their jobs. */
+  outliving: Map<string, Set<string>>;
 }
 
 /** Followed runners per store (one deployment) and cluster, kept while the container lives. */
@@ -207,7 +207,7 @@ async function clusterMemory(cluster: string, deps: EngineDeps, now: number) {
     listedAt: null,
     pending: new Set(),
     signalsSeen: new Set(),
-    outliving: new Set(),
+    outliving: new Map(),
   };
   const stored = await deps.watchCursors?.read(cluster, now);
   if (stored) {
@@ -479,11 +479,7 @@ function finishedJobsReader(deps: EngineDeps, now: number): FinishedJobs {
  * job is what makes the sweep decide it, its jobs read by its name whatever its EphemeralRunner
  * says. Healthy runners cost a store read, no write.
  */
-function outlivingRunners(
-  memory: ClusterMemory,
-  finished: Facts['jobs'],
-  now: number,
-): { namespace: string; name: string }[] {
+function outlivingRunners(pods: readonly Pod[], finished: Facts['jobs'], now: number): Pod[] {
   const due = new Set<string>();
   for (const { job } of finished) {
     const ended = ms(job.completedAt);
@@ -491,11 +487,9 @@ function outlivingRunners(
       due.add(job.runnerName);
   }
   if (due.size === 0) return [];
-  return knownListing(memory)
-    .pods.filter(
-      (pod) => due.has(pod.metadata.name) && pod.phase !== 'Succeeded' && pod.phase !== 'Failed',
-    )
-    .map((pod) => ({ namespace: pod.metadata.namespace, name: pod.metadata.name }));
+  return pods.filter(
+    (pod) => due.has(pod.metadata.name) && pod.phase !== 'Succeeded' && pod.phase !== 'Failed',
+  );
 }
 
 /** Writes where the next container resumes: each scope's resourceVersions, pending namespaces. */
@@ -558,9 +552,10 @@ async function sweepCluster(
   // relist decides every namespace anyway.
   const lastPass = Math.max(lastPassStartedAt ?? 0, now - LOOK_BACK_MS);
   const since = lastPass - STUCK_AFTER_JOB_MS - MINUTE_MS;
-  for (const { namespace, name } of outlivingRunners(memory, await finished(since), now)) {
-    memory.pending.add(namespace);
-    memory.outliving.add(`${namespace}/${name}`);
+  for (const { metadata } of outlivingRunners(known.pods, await finished(since), now)) {
+    memory.pending.add(metadata.namespace);
+    const names = memory.outliving.get(metadata.namespace) ?? new Set<string>();
+    memory.outliving.set(metadata.namespace, names.add(metadata.name));
   }
 
   // Decided: what changed (pending), where a queued job's scale set lives, and where the runner
@@ -586,25 +581,21 @@ async function sweepCluster(
       deps.log.info('sweep paused; the next one resumes here', { cluster, namespace });
       return { complete: false, namespaces: done };
     }
-    const outliving = new Set(
-      [...memory.outliving]
-        .filter((k) => namespaceOfKey(k) === namespace)
-        .map((k) => k.slice(namespace.length + 1)),
-    );
     const slice = await namespaceSlice(
       cluster,
       namespace,
-      { ...listing, outliving },
+      listing,
       nodes,
       registrations,
       queued,
       deps,
       now,
       nodeSignals,
+      memory.outliving.get(namespace),
     );
     await decideSlice([{ kind: 'namespace', cluster, namespace }], slice);
     memory.pending.delete(namespace);
-    for (const name of outliving) memory.outliving.delete(`${namespace}/${name}`);
+    memory.outliving.delete(namespace);
     done++;
   }
   await saveCursor(cluster, memory, deps, now);
@@ -799,13 +790,15 @@ function clusterNodeSignals(cluster: string, deps: EngineDeps, now: number): Clu
 async function namespaceSlice(
   cluster: string,
   namespace: string,
-  listing: RunnerListing & { outliving?: ReadonlySet<string> },
+  listing: RunnerListing,
   nodes: Node[],
   registrations: RunnerRegistration[],
   queued: Facts['jobs'],
   deps: EngineDeps,
   now: number,
   nodeSignals: ClusterNodeSignals,
+  /** Runners still up after their job: their jobs are read by name whatever their objects say. */
+  outliving: ReadonlySet<string> = new Set(),
 ): Promise<Slice> {
   const facts: Facts = emptyFacts();
   let itemsRead = 0;
@@ -820,7 +813,7 @@ async function namespaceSlice(
   itemsRead += own.itemsRead;
   addFacts(facts, own.facts);
   const worthJoining = runnersWorthJoining(listing, new Set(own.runners.map((r) => r.name)));
-  for (const name of listing.outliving ?? []) worthJoining.add(name);
+  for (const name of outliving) worthJoining.add(name);
   for (const name of worthJoining) {
     const read = await deps.store.readRunnerName(name, now);
     itemsRead += read.itemsRead;
