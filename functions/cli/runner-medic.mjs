@@ -1,15 +1,17 @@
 #!/usr/bin/env node
 /* global process, URL */
 // The `runner-medic` bin (package.json). It runs functions/cli/entry.ts with the project's
-// TypeScript runner (tsx) on the project's Node 24 (the `node` dev dependency), whatever `node`
-// started this launcher: plain JavaScript that any Node since 18 can run.
+// TypeScript loader (tsx, imported into the one node process: its CLI would add a second process
+// between this launcher and serve, relaying signals) on the project's Node 24 (the `node` dev
+// dependency), whatever `node` started this launcher: plain JavaScript that any Node since 18 can
+// run.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const projectNode = `${root}node_modules/.bin/node`;
-const tsx = `${root}node_modules/tsx/dist/cli.mjs`;
+const tsx = `${root}node_modules/tsx/dist/loader.mjs`;
 const entry = `${root}functions/cli/entry.ts`;
 
 if (!existsSync(tsx)) {
@@ -19,7 +21,7 @@ if (!existsSync(tsx)) {
 
 const child = spawn(
   existsSync(projectNode) ? projectNode : process.execPath,
-  [tsx, entry, ...process.argv.slice(2)],
+  ['--import', pathToFileURL(tsx).href, entry, ...process.argv.slice(2)],
   {
     stdio: 'inherit',
   },

@@ -63,7 +63,7 @@ try {
 
 let requestStop: () => void = () => undefined;
 const stopRequested = new Promise<void>((resolve) => (requestStop = resolve));
-// `on`, not `once`: Ctrl-C reaches this process both from the terminal and relayed by tsx.
+// `on`, not `once`: a second Ctrl-C must not kill the twin before it has removed its files.
 process.on('SIGINT', () => requestStop());
 process.on('SIGTERM', () => requestStop());
 

@@ -19,20 +19,16 @@ interface Twin {
 
 /**
  * The twin in its own process group, as a terminal would place it: `npm run twin` itself, or the
- * command its script runs (tsx), whose exit code is the twin's (npm reports a SIGINT as a signal).
+ * command its script runs (node), whose exit code is the twin's (npm reports a SIGINT as a signal).
  */
 function startTwin(args: string[], via: 'npm' | 'script' = 'script'): Twin {
+  const script = (
+    JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { twin: string } }
+  ).scripts.twin.split(' ');
   const [command, ...prefix] =
     via === 'npm'
       ? ['npm', 'run', '--silent', 'twin', '--']
-      : [
-          'node_modules/.bin/tsx',
-          ...(
-            JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { twin: string } }
-          ).scripts.twin
-            .split(' ')
-            .slice(1),
-        ];
+      : [`node_modules/.bin/${script[0] ?? 'node'}`, ...script.slice(1)];
   const child = spawn(command ?? 'npm', [...prefix, ...args], {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -46,8 +42,10 @@ function startTwin(args: string[], via: 'npm' | 'script' = 'script'): Twin {
     wake();
   });
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  // 'close', not 'exit': 'exit' can come before the pipes are read to their end, and npm can exit
+  // before the twin's node has written its last line. 'close' waits for every writer and the data.
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => {
+    child.once('close', (code, signal) => {
       resolve({ code, signal });
       wake();
     }),
@@ -70,7 +68,7 @@ function startTwin(args: string[], via: 'npm' | 'script' = 'script'): Twin {
   };
 }
 
-/** Ctrl-C: SIGINT to the whole foreground group (npm, tsx and the twin's node). */
+/** Ctrl-C: SIGINT to the whole foreground group (npm and the twin's node). */
 function interrupt(twin: Twin, signal: NodeJS.Signals = 'SIGINT'): void {
   if (twin.child.pid && twin.child.exitCode === null) process.kill(-twin.child.pid, signal);
 }
@@ -78,8 +76,13 @@ function interrupt(twin: Twin, signal: NodeJS.Signals = 'SIGINT'): void {
 describe('npm run twin: both twins on loopback for kubectl, curl and runner-medic', () => {
   let twin: Twin | undefined;
   afterEach(async () => {
-    if (!twin || twin.child.exitCode !== null || twin.child.signalCode !== null) return;
-    interrupt(twin, 'SIGKILL');
+    if (!twin?.child.pid) return;
+    try {
+      // The whole group, even when its leader is gone: the twin's node may outlive npm.
+      process.kill(-twin.child.pid, 'SIGKILL');
+    } catch {
+      // The group is already gone.
+    }
     await twin.exited;
   });
 

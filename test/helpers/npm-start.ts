@@ -108,7 +108,8 @@ export function runNpmStart(
     child.once('exit', (code) => {
       clearTimeout(timer);
       signalGroup(child, 'SIGKILL');
-      resolve({ code, stdout, stderr });
+      // The output is whole once the pipes close, which 'exit' can precede.
+      child.once('close', () => resolve({ code, stdout, stderr }));
     });
   });
 }
