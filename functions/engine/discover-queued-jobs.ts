@@ -1,4 +1,5 @@
 import type { Facts } from '../domain/model/facts.js';
+import type { KnownOwner } from '../ports/facts-store.js';
 import type { EngineDeps } from './engine-deps.js';
 
 /** Repositories asked for queued runs per sweep, shared by all installations. */
@@ -23,13 +24,14 @@ const jobKey = (j: Facts['jobs'][number]) => `${j.repository.fullName}#${j.job.j
  */
 export async function discoverQueuedJobs(
   known: Facts['jobs'],
+  knownOwners: readonly KnownOwner[],
   deps: Pick<EngineDeps, 'store' | 'github' | 'log' | 'metrics'>,
   now: number,
 ): Promise<Facts['jobs']> {
   const { sets } = await deps.store.readScaleSets(now);
   const scaleSets = new Set(Object.keys(sets));
   if (scaleSets.size === 0) return [];
-  const owners = (await deps.store.knownOwners(now)).filter(
+  const owners = knownOwners.filter(
     (o): o is { owner: string; installationId: number } => o.installationId !== null,
   );
   const share = Math.max(1, Math.floor(QUEUED_REPOSITORIES_PER_SWEEP / Math.max(1, owners.length)));

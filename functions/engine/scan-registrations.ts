@@ -1,5 +1,5 @@
 import type { RunnerRegistration } from '../domain/model/facts.js';
-import type { SweepCursor } from '../ports/facts-store.js';
+import type { KnownOwner, SweepCursor } from '../ports/facts-store.js';
 import type { EngineDeps } from './engine-deps.js';
 
 /** Pages of an owner's runners the orphan scan reads per sweep at most (each one observe call). */
@@ -21,11 +21,12 @@ const cursorKey = (owner: string) => `registrations:${owner}`;
  * except every RENEW_MS while it stays offline. Returns the owners' offline registrations.
  */
 export async function scanRegistrations(
+  owners: readonly KnownOwner[],
   deps: EngineDeps,
   now: number,
 ): Promise<RunnerRegistration[]> {
   const out: RunnerRegistration[] = [];
-  for (const { owner, installationId } of await deps.store.knownOwners(now)) {
+  for (const { owner, installationId } of owners) {
     if (installationId === null) continue;
     const stored = (await deps.store.readRegistrations(owner, now)).facts.registrations;
     const kept = new Map(stored.map((r) => [r.id, r]));

@@ -11,6 +11,7 @@ import type { WatchCursor } from '../ports/watch-cursors.js';
 import {
   RUNNER_SET_KEY,
   type FactsStore,
+  type KnownOwner,
   type RunnerRef,
   type StoreRead,
 } from '../ports/facts-store.js';
@@ -82,9 +83,14 @@ export async function runSweep(
     }
   }
   // GitHub reads, most urgent first, as far as each installation's observe budget goes.
-  const stored = await checkQueuedOnGithub(await queuedJobs(deps, now), deps, now);
-  const queued = waitingAWhile([...stored, ...(await discoverQueuedJobs(stored, deps, now))], now);
-  const registrations = await scanRegistrations(deps, now);
+  // The owners with jobs, read once for the pass.
+  const owners = await deps.store.knownOwners(now);
+  const stored = await checkQueuedOnGithub(await queuedJobs(owners, deps, now), deps, now);
+  const queued = waitingAWhile(
+    [...stored, ...(await discoverQueuedJobs(stored, owners, deps, now))],
+    now,
+  );
+  const registrations = await scanRegistrations(owners, deps, now);
   const finished = finishedJobsReader(deps, now);
 
   // Every cluster's watches at once: each lasts until its bookmark, about a second.
@@ -467,7 +473,9 @@ function finishedJobsReader(deps: EngineDeps, now: number): FinishedJobs {
   return async (since) => {
     const minute = Math.floor(since / MINUTE_MS) * MINUTE_MS;
     let read = reads.get(minute);
-    if (!read) reads.set(minute, (read = deps.store.readFinishedJobs(minute, now, now)));
+    // Up to the minute of the last job already due: later ones are read by a later pass.
+    const due = now - STUCK_AFTER_JOB_MS;
+    if (!read) reads.set(minute, (read = deps.store.readFinishedJobs(minute, due, now)));
     return (await read).facts.jobs;
   };
 }
@@ -673,8 +681,9 @@ export async function decideNamespace(
         const node = await gateway.getNode(name);
         if (node) nodes.push(node);
       }
+    const owners = await deps.store.knownOwners(now);
     const registrations: RunnerRegistration[] = [];
-    for (const { owner } of await deps.store.knownOwners(now))
+    for (const { owner } of owners)
       registrations.push(...(await deps.store.readRegistrations(owner, now)).facts.registrations);
     slice = await namespaceSlice(
       cluster,
@@ -682,7 +691,7 @@ export async function decideNamespace(
       listing,
       nodes,
       registrations,
-      waitingAWhile(await queuedJobs(deps, now), now),
+      waitingAWhile(await queuedJobs(owners, deps, now), now),
       deps,
       now,
       clusterNodeSignals(cluster, deps, now),
@@ -907,9 +916,13 @@ async function checkQueuedOnGithub(
 }
 
 /** Queued jobs of every owner with jobs (the sparse queued index), for rule 2. */
-async function queuedJobs(deps: EngineDeps, now: number): Promise<Facts['jobs']> {
+async function queuedJobs(
+  owners: readonly KnownOwner[],
+  deps: EngineDeps,
+  now: number,
+): Promise<Facts['jobs']> {
   const out: Facts['jobs'] = [];
-  for (const { owner } of await deps.store.knownOwners(now))
+  for (const { owner } of owners)
     out.push(...(await deps.store.readQueuedJobs(owner, now)).facts.jobs);
   return out;
 }

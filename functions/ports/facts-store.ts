@@ -59,6 +59,12 @@ export interface RunnerRef {
 }
 
 /** What one read of a subject's partition or index returned, and how many items it read. */
+/** An org or repository owner with jobs recorded, and its App installation when known. */
+export interface KnownOwner {
+  owner: string;
+  installationId: number | null;
+}
+
 export interface StoreRead {
   facts: StoredFacts;
   /** Runners named in the items read (losses, cached job fields, warnings). */
@@ -179,7 +185,7 @@ export interface FactsStore {
   /** Registrations of one org or repo owner, for the sweep's refresh. */
   readRegistrations(owner: string, now: number): Promise<StoreRead>;
   /** Owners (orgs) with jobs recorded, with an installation id, for the sweep. */
-  knownOwners(now: number): Promise<{ owner: string; installationId: number | null }[]>;
+  knownOwners(now: number): Promise<KnownOwner[]>;
 
   /** Keeps the newest state of a job: a later attempt or a later stage wins; older input is dropped. */
   recordJob(record: JobRecord, now: number): Promise<void>;
