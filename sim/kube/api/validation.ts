@@ -1,23 +1,19 @@
 /**
  * Write validation. Custom objects are pruned of unknown fields and validated against the CRD's
- * openAPIV3Schema with ajv (as the real API server does with structural schemas); core objects
+ * openAPIV3Schema (structural-schema.ts, as the real API server does); core objects
  * get the checks the models and clients can trip over (names, labels, required fields).
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
 import type { StatusCause } from './errors.js';
 import { loadCrd } from './crd-schemas.js';
 import { validateLabelKey, validateLabelValue } from './label-selector.js';
 import type { ResourceDef } from './resources.js';
+import { schemaViolations, type Schema, type SchemaViolation } from './structural-schema.js';
 import { validateWorkload } from './workload-validation.js';
 import type { KubeObject } from '../types.js';
 
 export type SchemaFlavour = '0.9' | '0.13' | '0.15';
 
-type Schema = Record<string, unknown>;
-
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
-const compiled = new Map<string, { validate: ValidateFunction; schema: Schema }>();
+const schemas = new Map<string, Schema>();
 
 /**
  * ARC <= 0.11 stored `failures` as map[string]bool and kept runnerJITConfig in status. ARC 0.15
@@ -49,34 +45,15 @@ function flavourSchema(plural: string, flavour: SchemaFlavour, schema: Schema): 
   return copy;
 }
 
-function compiledFor(def: ResourceDef, flavour: SchemaFlavour) {
-  const key = `${def.plural}@${flavour}`;
-  let hit = compiled.get(key);
-  if (!hit) {
-    const schema = flavourSchema(def.plural, flavour, loadCrd(def.plural).schema);
-    // Unoptimised code: the same checks and errors, compiled in half the CPU (about 0.5 s less
-    // for ARC's three CRDs, paid by every process that validates an ARC object).
-    const ajv = new Ajv({
-      strict: false,
-      allErrors: true,
-      validateFormats: true,
-      code: { optimize: false },
-    });
-    addFormats(ajv);
-    ajv.addFormat('int32', {
-      type: 'number',
-      validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31,
-    });
-    ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
-    hit = { validate: ajv.compile(schema), schema };
-    compiled.set(key, hit);
-  }
-  return hit;
-}
-
 /** A custom resource's openAPIV3Schema, as this schema flavour serves it. */
 export function crdSchema(def: ResourceDef, flavour: SchemaFlavour): Schema {
-  return compiledFor(def, flavour).schema;
+  const key = `${def.plural}@${flavour}`;
+  let schema = schemas.get(key);
+  if (!schema) {
+    schema = flavourSchema(def.plural, flavour, loadCrd(def.plural).schema);
+    schemas.set(key, schema);
+  }
+  return schema;
 }
 
 /** Removes fields the schema does not declare (structural-schema pruning). */
@@ -99,50 +76,26 @@ function prune(value: unknown, schema: Schema | undefined): unknown {
   return out;
 }
 
-function fieldPath(instancePath: string): string {
-  return instancePath
-    .split('/')
-    .slice(1)
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .map((s, i) => (/^\d+$/.test(s) ? `[${s}]` : i === 0 ? s : `.${s}`))
-    .join('');
-}
-
-function causeFromAjv(e: ErrorObject, obj: unknown): StatusCause {
-  const base = fieldPath(e.instancePath);
-  if (e.keyword === 'required') {
-    const prop = (e.params as { missingProperty: string }).missingProperty;
-    const field = base ? `${base}.${prop}` : prop;
-    return { reason: 'FieldValueRequired', message: 'Required value', field };
-  }
-  let value: unknown = obj;
-  for (const seg of e.instancePath.split('/').slice(1))
-    value = (value as Record<string, unknown> | undefined)?.[
-      seg.replace(/~1/g, '/').replace(/~0/g, '~')
-    ];
-  const shown = JSON.stringify(value);
-  if (e.keyword === 'type') {
-    const t = (e.params as { type: string }).type;
+function causeOf(v: SchemaViolation): StatusCause {
+  if (v.keyword === 'required')
+    return { reason: 'FieldValueRequired', message: 'Required value', field: v.field };
+  const shown = JSON.stringify(v.value);
+  if (v.keyword === 'type')
     return {
       reason: 'FieldValueTypeInvalid',
-      field: base,
-      message: `Invalid value: "${typeof value}": ${base} in body must be of type ${t}: ${shown}`,
+      field: v.field,
+      message: `Invalid value: "${typeof v.value}": ${v.field} in body must be of type ${v.type}: ${shown}`,
     };
-  }
-  if (e.keyword === 'enum') {
-    const allowed = (e.params as { allowedValues: unknown[] }).allowedValues
-      .map((v) => JSON.stringify(v))
-      .join(', ');
+  if (v.keyword === 'enum')
     return {
       reason: 'FieldValueNotSupported',
-      field: base,
-      message: `Unsupported value: ${shown}: supported values: ${allowed}`,
+      field: v.field,
+      message: `Unsupported value: ${shown}: supported values: ${v.allowed.map((a) => JSON.stringify(a)).join(', ')}`,
     };
-  }
   return {
     reason: 'FieldValueInvalid',
-    field: base,
-    message: `Invalid value: ${shown}: ${base} in body ${e.message ?? 'is invalid'}`,
+    field: v.field,
+    message: `Invalid value: ${shown}: ${v.field} in body ${v.message}`,
   };
 }
 
@@ -152,7 +105,7 @@ export function validateCustom(
   obj: KubeObject,
   flavour: SchemaFlavour,
 ): { object: KubeObject } | { causes: StatusCause[] } {
-  const { validate, schema } = compiledFor(def, flavour);
+  const schema = crdSchema(def, flavour);
   const props = schema.properties as Record<string, Schema>;
   const pruned: KubeObject = { ...obj };
   for (const k of Object.keys(pruned)) {
@@ -160,11 +113,9 @@ export function validateCustom(
     if (!(k in props)) delete pruned[k];
     else pruned[k] = prune(pruned[k], props[k]);
   }
-  if (validate(pruned)) return { object: pruned };
-  const causes = (validate.errors ?? [])
-    .filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'if')
-    .map((e) => causeFromAjv(e, pruned));
-  return { causes: dedupe(causes) };
+  const violations = schemaViolations(pruned, schema);
+  if (violations.length === 0) return { object: pruned };
+  return { causes: dedupe(violations.map(causeOf)) };
 }
 
 function dedupe(causes: StatusCause[]): StatusCause[] {
