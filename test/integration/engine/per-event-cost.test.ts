@@ -5,8 +5,8 @@ import { ScaleWorld } from '../../bench/scale-world.js';
  * Cost follows the work: at 1,000 runners and 1,000 stored jobs, one event reads a bounded
  * number of store items and lists nothing across a cluster (the bounds are a few items, so a cost
  * that grew with the world would break them by two orders of magnitude; the bench's `scale`
- * section measures the same events up to 10,000, and 50,000 with `--full`). Counted from the Kubernetes twin's request log and
- * from dynalite's answers, not from mocks.
+ * section measures the same events up to 10,000, and 50,000 with `--full`). Counted from the
+ * Kubernetes twin's request log and from dynalite's answers, not from mocks.
  */
 const world = new ScaleWorld({
   ephemeralRunners: 1_000,
