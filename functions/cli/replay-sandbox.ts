@@ -6,7 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import { createKubeClusterTwin } from '../../sim/scenario/kube-cluster-twin.js';
 import type { ScenarioOutcome } from '../../sim/scenario/outcome.js';
-import { runScenario, START } from '../../sim/scenario/run-scenario.js';
+import { runScenario, START, type RunOptions } from '../../sim/scenario/run-scenario.js';
 import { loadScenario } from '../../sim/scenario/scenario-schema.js';
 import type { AuditRecord } from './replay.js';
 
@@ -25,7 +25,7 @@ export interface PlayedScenario {
 
 export async function playForReplay(
   file: string = SANDBOX_SCENARIO,
-  options: { dryRun: boolean } = { dryRun: true },
+  options: { dryRun: boolean; onStarted?: RunOptions['onStarted'] } = { dryRun: true },
 ): Promise<PlayedScenario> {
   const scenario = await loadScenario(file);
   if (options.dryRun)
@@ -34,6 +34,7 @@ export async function playForReplay(
   const outcome = await runScenario(scenario, {
     remediation: true,
     createCluster: createKubeClusterTwin,
+    ...(options.onStarted ? { onStarted: options.onStarted } : {}),
     describeRemediation: (detail) => {
       records.push({
         at: Date.parse(String(detail['at'])),

@@ -1,7 +1,10 @@
 /**
  * `runner-medic replay`: its figures over a played scenario match the scenario's own outcome.
  * The second seed (Karpenter consolidates a node under a running job) is played twice with the
- * real handlers around the twins: acting, then in dry run; replay reads each audit trail.
+ * real handlers around the twins: acting, then in dry run; replay reads each audit trail. The
+ * dry run also shows that runner-medic leaves no check run when it acts in dry run (each
+ * scenario played acting, in the medic shards and the seeds suite, asserts one per re-run or
+ * cancel: `expectMetWithMedic`).
  */
 import { runCli } from '../../functions/cli/main.js';
 import { playForReplay, type PlayedScenario } from '../../functions/cli/replay-sandbox.js';
@@ -10,6 +13,8 @@ import type { ReplayReport } from '../../functions/cli/replay.js';
 import { DynamoFactsStore } from '../../functions/adapters/store/dynamo-facts-store.js';
 import { createDocumentClient } from '../../functions/config/compose-clients.js';
 import type { Action } from '../../functions/domain/model/action.js';
+import type { GitHubSim } from '../../sim/github/github-sim.js';
+import { checkRunsOf } from '../../sim/github/rest/check-run-routes.js';
 import { startEmbeddedDynamo } from '../../functions/local/embedded-dynamo.js';
 
 const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
@@ -46,14 +51,29 @@ describe('replay over the second seed scenario', () => {
     ).toBeLessThanOrEqual(1);
   });
 
+  /** The dry-run play, played once for the tests that read it, and the GitHub twin it ran on. */
+  let github: GitHubSim | undefined;
+  let dryRun: Promise<PlayedScenario> | undefined;
+  const dryPlay = () =>
+    (dryRun ??= playForReplay(undefined, {
+      dryRun: true,
+      onStarted: (twins) => void (github = twins.github),
+    }));
+
   it('in dry run, would have done exactly what it did when acting, and called nothing', async () => {
-    const dry = await playForReplay(undefined, { dryRun: true });
+    const dry = await dryPlay();
     expect(dry.outcome.actions.filter((a) => a.by === 'runner-medic')).toEqual([]);
     const would = replayReport(dry.records, dry.since, dry.until);
     const plan = (r: ReplayReport, pick: 'did' | 'wouldHave') =>
       Object.fromEntries(r.rules.filter((x) => total(x[pick]) > 0).map((x) => [x.rule, x[pick]]));
     expect(plan(would, 'wouldHave')).toEqual(plan(acted, 'did'));
     expect(would.verdict).toMatch(/action\(s\) decided in dry run/);
+  }, 180_000);
+
+  it('in dry run, decides its actions and leaves no check run', async () => {
+    const dry = await dryPlay();
+    expect(dry.outcome.auditEvents.some((a) => a.outcome === 'dry-run' && a.dryRun)).toBe(true);
+    expect(github && checkRunsOf(github.app)).toEqual([]);
   }, 180_000);
 });
 
