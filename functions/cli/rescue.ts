@@ -8,7 +8,7 @@ import { MUTATING_KINDS, type ActionKind, type Decision } from '../domain/model/
 import { decide } from '../domain/decide/decide.js';
 import type { Facts, JobRecord } from '../domain/model/facts.js';
 import type { Policy } from '../domain/policy/policy.js';
-import { gatherSlice } from '../engine/gather-slice.js';
+import { gatherSlice, readRunnersOfRun } from '../engine/gather-slice.js';
 import type { EngineDeps } from '../engine/engine-deps.js';
 import { runEngine, type ActionReport } from '../engine/run-engine.js';
 import { subjectKey, type Subject } from '../engine/subjects.js';
@@ -240,6 +240,8 @@ async function learn(
         ...facts.runs.filter((r) => r.run.runId !== run.runId),
         { repository: job.repository, installationId: need.installationId, run },
       ];
+  } else if (need.kind === 'runners-of-run') {
+    await readRunnersOfRun(need, facts, deps, now);
   } else {
     const gateway = await deps.clusters.forCluster(need.cluster);
     const er = await gateway.getEphemeralRunner(need.namespace, need.name);

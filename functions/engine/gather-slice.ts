@@ -19,6 +19,9 @@ import {
 } from '../ports/facts-store.js';
 import type { Subject } from './subjects.js';
 import { runnerSetPrefix } from '../domain/correlate/runner-of-job.js';
+import { runAttemptKey } from '../domain/correlate/correlation.js';
+import type { Need } from '../domain/model/action.js';
+import { dedupeFacts } from './dedupe-facts.js';
 
 /** One slice of the world: the facts of some subjects, read from the store and the clusters. */
 export interface Slice {
@@ -74,6 +77,43 @@ export async function gatherSlice(
   await reader.readNames(false);
   await reader.locateByScaleSet();
   return reader.readClusters();
+}
+
+/**
+ * What rule 4 asks for (`runners-of-run`): the runners of a run attempt's in-progress jobs, read
+ * as a slice of their names (their records, then their objects where their scale sets live) and
+ * added to `facts`, which then records the attempt as read.
+ */
+export async function readRunnersOfRun(
+  need: Extract<Need, { kind: 'runners-of-run' }>,
+  facts: Facts,
+  deps: SliceDeps,
+  now: number,
+): Promise<void> {
+  const names = new Set<string>();
+  for (const { repository, job } of facts.jobs)
+    if (
+      repository.fullName === need.repo &&
+      job.runId === need.runId &&
+      job.runAttempt === need.runAttempt &&
+      job.status === 'in_progress' &&
+      job.runnerName !== null
+    )
+      names.add(job.runnerName);
+  const slice = await gatherSlice(
+    [...names].map((name) => ({ kind: 'runner-name', name })),
+    deps,
+    now,
+  );
+  const both = { ...facts };
+  for (const k of Object.keys(slice.facts) as (keyof Facts)[])
+    (both[k] as unknown[]) = [...(facts[k] as unknown[]), ...(slice.facts[k] as unknown[])];
+  Object.assign(facts, dedupeFacts(both), {
+    runnersOfRunsRead: [
+      ...facts.runnersOfRunsRead,
+      runAttemptKey(need.repo, need.runId, need.runAttempt),
+    ],
+  });
 }
 
 type NodeRef = { cluster: string; nodeName: string };
@@ -186,8 +226,12 @@ class SliceReader {
       if (!this.firstTime(`run:${k}`)) continue;
       const read = await this.deps.store.readRun(r.repo, r.runId, this.now);
       this.take(read);
+      // The runners of the run's failed and cancelled jobs (rule 3's evidence). Those of its jobs
+      // in progress are read only when rule 4 asks (readRunnersOfRun): read here, a matrix of n
+      // legs read n runners at each of its jobs' events.
       for (const j of read.facts.jobs)
-        if (j.job.runnerName && j.job.conclusion !== 'success') this.names.add(j.job.runnerName);
+        if (j.job.runnerName && j.job.status === 'completed' && j.job.conclusion !== 'success')
+          this.names.add(j.job.runnerName);
     }
   }
 

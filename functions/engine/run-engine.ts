@@ -11,7 +11,7 @@ import { carryOut } from './carry-out.js';
 import { dedupeFacts } from './dedupe-facts.js';
 import { explainAction, withLossTime } from './explain-action.js';
 import { lossTime } from './loss-time.js';
-import { gatherSlice, type Slice } from './gather-slice.js';
+import { gatherSlice, readRunnersOfRun, type Slice } from './gather-slice.js';
 import { noteSightings, recordTrigger } from './record-trigger.js';
 import { remediationEvent } from './remediation-event.js';
 import { dedupe, subjectFromKey, subjectKey, subjectsOf, type Subject } from './subjects.js';
@@ -562,6 +562,9 @@ async function readNeed(need: Need, facts: Facts, now: number, deps: EngineDeps)
       facts.runs = [...facts.runs.filter((r) => r.run.runId !== run.runId), record];
       return true;
     }
+    case 'runners-of-run':
+      await readRunnersOfRun(need, facts, deps, now);
+      return true;
     case 'runner-objects': {
       const gateway = await deps.clusters.forCluster(need.cluster);
       const [pod, er] = await Promise.all([

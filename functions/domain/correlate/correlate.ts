@@ -7,7 +7,7 @@ import { gatherViews, identify, indexViews, pushTo, viewKey } from './runner-vie
 import { rememberedRunners } from './runners-on-nodes.js';
 
 export type { Correlation } from './correlation.js';
-export { runKey } from './correlation.js';
+export { runAttemptKey, runKey } from './correlation.js';
 export type { RunnerView } from './runner-view.js';
 export { runnerOfJob, runnersForJob, runnersOnInstance } from './runner-of-job.js';
 

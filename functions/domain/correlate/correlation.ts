@@ -20,3 +20,7 @@ export interface Correlation {
 }
 
 export const runKey = (repo: string, runId: number): string => `${repo}#${runId}`;
+
+/** One attempt of a run: `runKey` and the attempt's number. */
+export const runAttemptKey = (repo: string, runId: number, runAttempt: number): string =>
+  `${runKey(repo, runId)}#${runAttempt}`;

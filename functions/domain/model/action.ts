@@ -158,7 +158,9 @@ export type Need =
   | { kind: 'ephemeral-runner'; cluster: string; namespace: string; name: string }
   /** A runner known only from the store: read its pod and EphemeralRunner now. */
   | { kind: 'runner-objects'; cluster: string; namespace: string; name: string }
-  | { kind: 'run'; repo: string; installationId: number | null; runId: number };
+  | { kind: 'run'; repo: string; installationId: number | null; runId: number }
+  /** The runners of a run attempt's in-progress jobs, which a slice reads only when asked. */
+  | { kind: 'runners-of-run'; repo: string; runId: number; runAttempt: number };
 
 /** A runner by where it lives: a timer set for it alone. */
 export interface RunnerAt {

@@ -137,6 +137,11 @@ export interface Facts {
   breakers: BreakerState[];
   /** Runner pods on the nodes of this slice, as the sweep last proved them. */
   runnersOnNodes: RunnerOnNode[];
+  /**
+   * Run attempts (`runAttemptKey`) whose in-progress jobs' runners were read for this decision
+   * (rule 4 asks): a job of one whose runner is still unseen runs where runner-medic cannot see.
+   */
+  runnersOfRunsRead: string[];
 }
 
 export const emptyFacts = (): Facts => ({
@@ -155,4 +160,5 @@ export const emptyFacts = (): Facts => ({
   actions: [],
   breakers: [],
   runnersOnNodes: [],
+  runnersOfRunsRead: [],
 });

@@ -1,11 +1,11 @@
 import * as z from 'zod';
 import type { ActionScope, RunRef } from '../../model/action.js';
-import { runKey, runnerOfJob, type RunnerView } from '../../correlate/correlate.js';
+import { runAttemptKey, runKey, runnerOfJob, type RunnerView } from '../../correlate/correlate.js';
 import type { ActionRecord, JobRecord } from '../../model/facts.js';
 import { idempotencyKey, rerunBudgetKey } from '../../model/idempotency-key.js';
 import { isoTime } from '../../model/iso-time.js';
 import { isProvenArcRunner } from '../../correlate/runner-guard.js';
-import { effectiveFor, propose, runnerScope, wake, type RuleContext } from '../context.js';
+import { effectiveFor, need, propose, runnerScope, wake, type RuleContext } from '../context.js';
 import { deathEvidence, ranJob, type RunnerDeath } from '../runner-death.js';
 import { cancelStep, SENT_OUTCOMES } from '../retry.js';
 import { budgetSpent, defineRule, ruleSettings, seconds } from '../rule.js';
@@ -127,7 +127,7 @@ function deadJobsByAttempt(ctx: RuleContext): Map<string, Dead[]> {
     ];
     const first = deaths.sort((a, b) => a.due - b.due)[0];
     if (!first) continue;
-    const k = `${runKey(j.repository.fullName, j.job.runId)}#${j.job.runAttempt}`;
+    const k = runAttemptKey(j.repository.fullName, j.job.runId, j.job.runAttempt);
     byAttempt.set(k, [...(byAttempt.get(k) ?? []), first]);
   }
   return byAttempt;
@@ -165,10 +165,31 @@ function fastPath(ctx: RuleContext, dead: Dead[]): void {
     wake(ctx, due);
     return;
   }
+  if (askForOtherRunners(ctx, lead)) return;
   const path: FastPath = { dead, lead, scope, rules, hold };
   const why = whyNotTaken(ctx, path);
   if (why) return hold(`fast path not taken: ${why}`);
   cancelThenForce(ctx, path);
+}
+
+/**
+ * A slice reads the runners of a run's other in-progress jobs only when asked: whether they still
+ * run decides the cancel, and which jobs it names. Asks once a decision, when one of them is
+ * unseen; true when it asked (the rules decide again with them).
+ */
+function askForOtherRunners(ctx: RuleContext, lead: Dead): boolean {
+  const repo = lead.job.repository.fullName;
+  const { runId, runAttempt } = lead.job.job;
+  if (ctx.facts.runnersOfRunsRead.includes(runAttemptKey(repo, runId, runAttempt))) return false;
+  const unseen = (ctx.correlation.jobsByRun.get(runKey(repo, runId)) ?? []).some(
+    (s) =>
+      s.job.runAttempt === runAttempt &&
+      s.job.status === 'in_progress' &&
+      s.job.runnerName !== null &&
+      !ctx.correlation.byName.has(s.job.runnerName),
+  );
+  if (unseen) need(ctx, { kind: 'runners-of-run', repo, runId, runAttempt });
+  return unseen;
 }
 
 /** Why cancelling this run gains nothing or costs too much, or null to go ahead. */

@@ -50,6 +50,17 @@ const recreated: Facts = facts({
   nodes: [node()],
 });
 
+/** Another job of the run, in progress on runner OTHER. */
+const sibling = job({
+  jobId: 402,
+  name: 'integration',
+  status: 'in_progress',
+  conclusion: null,
+  completedAt: null,
+  runnerName: OTHER,
+  runnerId: 43,
+});
+
 const rule4 = (f: Facts, now: number, p: Policy = DEFAULT_POLICY): Action[] =>
   decide(f, p, now).actions.filter((a) => a.rule === 'rule-4-hung-job');
 const cancelBase = `cancel-run:acme/app:${inProgress.job.runId}:1`;
@@ -104,15 +115,6 @@ describe('rule 4, the hard-kill fast path', () => {
   });
 
   it('waits for the lock while another job of the run runs on a live runner, unless the policy allows it', () => {
-    const sibling = job({
-      jobId: 402,
-      name: 'integration',
-      status: 'in_progress',
-      conclusion: null,
-      completedAt: null,
-      runnerName: OTHER,
-      runnerId: 43,
-    });
     const f: Facts = {
       ...recreated,
       jobs: [inProgress, sibling],
@@ -128,6 +130,25 @@ describe('rule 4, the hard-kill fast path', () => {
     expect(rule4(f, T0 + 60 * S, optIn).map((a) => a.target)).toEqual([
       expect.objectContaining({ kind: 'cancel-run', jobIds: [401], allowLiveJobs: true }),
     ]);
+  });
+
+  it('asks for the runners of the run’s other jobs in progress before it cancels, once', () => {
+    // The sibling's runner is unseen: the slice read only the subject's runner.
+    const unseen: Facts = { ...recreated, jobs: [inProgress, sibling] };
+    const asked = decide(unseen, DEFAULT_POLICY, T0 + 60 * S);
+    expect(asked.needs).toEqual([
+      { kind: 'runners-of-run', repo: 'acme/app', runId: inProgress.job.runId, runAttempt: 1 },
+    ]);
+    expect(asked.actions.filter((a) => a.rule === 'rule-4-hung-job')).toEqual([]);
+    expect(asked.held).toEqual([]);
+    // Before the grace has passed nothing is asked: the timer comes first.
+    expect(decide(unseen, DEFAULT_POLICY, T0 + 20 * S).needs).toEqual([]);
+    // Read and still unseen: it runs where runner-medic cannot see, so it counts as live.
+    const read: Facts = { ...unseen, runnersOfRunsRead: [`acme/app#${inProgress.job.runId}#1`] };
+    const after = decide(read, DEFAULT_POLICY, T0 + 60 * S);
+    expect(after.needs).toEqual([]);
+    expect(after.held.map((h) => h.why).join('\n')).toMatch(/job 402 .*still in progress/);
+    // Read and found on a live runner: as before (the test above).
   });
 
   it('force-cancels forceCancelAfterSeconds after a cancel that left the job in progress', () => {
