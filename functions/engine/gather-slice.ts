@@ -1,11 +1,12 @@
 import type { EphemeralRunner, Node, Pod } from '../domain/model/cluster-facts.js';
 import {
   emptyFacts,
+  type ErJobCacheEntry,
   type Facts,
   type JobRecord,
   type RunnerOnNode,
 } from '../domain/model/facts.js';
-import { erJobCacheEntry, runnerOnNodeOf } from '../domain/correlate/job-records.js';
+import { erJobCacheEntry, erJobCacheOf, runnerOnNodeOf } from '../domain/correlate/job-records.js';
 import { classifyKilledRunner } from '../domain/classify/classify-pod.js';
 import { scaleSetOf } from '../domain/correlate/runner-guard.js';
 import type { ClusterGateway, ClusterGateways } from '../ports/cluster-gateway.js';
@@ -89,7 +90,7 @@ export async function readRunnersOfRun(
   facts: Facts,
   deps: SliceDeps,
   now: number,
-): Promise<void> {
+): Promise<Slice['unavailable']> {
   const names = new Set<string>();
   for (const { repository, job } of facts.jobs)
     if (
@@ -105,15 +106,28 @@ export async function readRunnersOfRun(
     deps,
     now,
   );
+  // What the decision already holds comes last, so it wins (dedupeFacts keeps the last copy):
+  // a job's annotations read in an earlier round are not replaced by its stored record.
   const both = { ...facts };
   for (const k of Object.keys(slice.facts) as (keyof Facts)[])
-    (both[k] as unknown[]) = [...(facts[k] as unknown[]), ...(slice.facts[k] as unknown[])];
+    (both[k] as unknown[]) = [...(slice.facts[k] as unknown[]), ...(facts[k] as unknown[])];
+  // A runner known from memory (its record on a node) and now read by name is decided from what
+  // was read: its record stays only as its job cache, as a read on a rule's demand leaves it.
+  const read = (r: RunnerOnNode) =>
+    names.has(r.name) && !slice.unavailable.some((u) => u.cluster === r.cluster);
+  const remembered = both.runnersOnNodes.filter(read);
+  both.runnersOnNodes = both.runnersOnNodes.filter((r) => !read(r));
+  both.erJobCache = [
+    ...remembered.map(erJobCacheOf).filter((e): e is ErJobCacheEntry => e !== null),
+    ...both.erJobCache,
+  ];
   Object.assign(facts, dedupeFacts(both), {
     runnersOfRunsRead: [
       ...facts.runnersOfRunsRead,
       runAttemptKey(need.repo, need.runId, need.runAttempt),
     ],
   });
+  return slice.unavailable;
 }
 
 type NodeRef = { cluster: string; nodeName: string };

@@ -562,9 +562,14 @@ async function readNeed(need: Need, facts: Facts, now: number, deps: EngineDeps)
       facts.runs = [...facts.runs.filter((r) => r.run.runId !== run.runId), record];
       return true;
     }
-    case 'runners-of-run':
-      await readRunnersOfRun(need, facts, deps, now);
+    case 'runners-of-run': {
+      // A cluster that cannot be read leaves its runners unseen: rule 4 counts them as live.
+      for (const { cluster, error } of await readRunnersOfRun(need, facts, deps, now)) {
+        deps.log.warn('cluster unavailable', { cluster, error: error.message });
+        deps.metrics.count('ClusterUnavailable', { cluster });
+      }
       return true;
+    }
     case 'runner-objects': {
       const gateway = await deps.clusters.forCluster(need.cluster);
       const [pod, er] = await Promise.all([

@@ -165,19 +165,22 @@ function fastPath(ctx: RuleContext, dead: Dead[]): void {
     wake(ctx, due);
     return;
   }
-  if (askForOtherRunners(ctx, lead)) return;
   const path: FastPath = { dead, lead, scope, rules, hold };
-  const why = whyNotTaken(ctx, path);
-  if (why) return hold(`fast path not taken: ${why}`);
+  const noRerun = rerunNotWanted(ctx, path);
+  if (noRerun) return hold(`fast path not taken: ${noRerun}`);
+  if (askForOtherRunners(ctx, lead, ctx.now + rules.retryIntervalSeconds * 1000)) return;
+  const live = liveJobBeside(ctx, path);
+  if (live) return hold(`fast path not taken: ${live}`);
   cancelThenForce(ctx, path);
 }
 
 /**
  * A slice reads the runners of a run's other in-progress jobs only when asked: whether they still
  * run decides the cancel, and which jobs it names. Asks once a decision, when one of them is
- * unseen; true when it asked (the rules decide again with them).
+ * unseen; true when it asked (the rules decide again with them, or at `retryAt` if they could not
+ * be read in this invocation).
  */
-function askForOtherRunners(ctx: RuleContext, lead: Dead): boolean {
+function askForOtherRunners(ctx: RuleContext, lead: Dead, retryAt: number): boolean {
   const repo = lead.job.repository.fullName;
   const { runId, runAttempt } = lead.job.job;
   if (ctx.facts.runnersOfRunsRead.includes(runAttemptKey(repo, runId, runAttempt))) return false;
@@ -188,18 +191,26 @@ function askForOtherRunners(ctx: RuleContext, lead: Dead): boolean {
       s.job.runnerName !== null &&
       !ctx.correlation.byName.has(s.job.runnerName),
   );
-  if (unseen) need(ctx, { kind: 'runners-of-run', repo, runId, runAttempt });
-  return unseen;
+  if (!unseen) return false;
+  need(ctx, { kind: 'runners-of-run', repo, runId, runAttempt });
+  wake(ctx, retryAt);
+  return true;
 }
 
-/** Why cancelling this run gains nothing or costs too much, or null to go ahead. */
-function whyNotTaken(ctx: RuleContext, { dead, lead, rules }: FastPath): string | null {
+/** Why cancelling this run gains nothing (rule 3 would not re-run a job), or null. */
+function rerunNotWanted(ctx: RuleContext, { dead, lead }: FastPath): string | null {
   const repo = lead.job.repository.fullName;
-  const { runId, runAttempt } = lead.job.job;
   for (const d of dead) {
     const why = rerunWanted(ctx, d, runnerScope(d.runner, repo));
     if (why) return `${why}; GitHub's lock will fail the job`;
   }
+  return null;
+}
+
+/** Why cancelling this run would cost a job still running on a live runner, or null. */
+function liveJobBeside(ctx: RuleContext, { dead, lead, rules }: FastPath): string | null {
+  const repo = lead.job.repository.fullName;
+  const { runId, runAttempt } = lead.job.job;
   if (rules.cancelWithLiveJobs) return null;
   const jobIds = dead.map((d) => d.job.job.jobId);
   const live = (ctx.correlation.jobsByRun.get(runKey(repo, runId)) ?? []).find(

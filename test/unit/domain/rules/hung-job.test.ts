@@ -141,6 +141,8 @@ describe('rule 4, the hard-kill fast path', () => {
     ]);
     expect(asked.actions.filter((a) => a.rule === 'rule-4-hung-job')).toEqual([]);
     expect(asked.held).toEqual([]);
+    // Decided again at once with them; and after retryIntervalSeconds should they not be read.
+    expect(asked.wakeAt).toBe(T0 + 65 * S);
     // Before the grace has passed nothing is asked: the timer comes first.
     expect(decide(unseen, DEFAULT_POLICY, T0 + 20 * S).needs).toEqual([]);
     // Read and still unseen: it runs where runner-medic cannot see, so it counts as live.
