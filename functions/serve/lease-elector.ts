@@ -61,6 +61,8 @@ export class LeaseElector {
   private holder: string | null = null;
   private lastError: string | null = null;
   private cancel: (() => void) | null = null;
+  /** The round of tryAcquireOrRenew under way, if any: a release waits for it to land. */
+  private round: Promise<void> = Promise.resolve();
   private stopped = false;
   private readonly path: string;
 
@@ -72,7 +74,12 @@ export class LeaseElector {
   /** Tries at once, then every retryPeriod. */
   async start(): Promise<void> {
     this.stopped = false;
-    await this.tick();
+    await this.runRound();
+  }
+
+  private runRound(): Promise<void> {
+    this.round = this.tick();
+    return this.round;
   }
 
   /**
@@ -100,6 +107,8 @@ export class LeaseElector {
     this.stopped = true;
     this.cancel?.();
     this.cancel = null;
+    // A renewal under way would land after the release and hold the Lease again: wait for it.
+    await this.round;
     const wasLeading = this.leading;
     this.setLeading(false);
     if (release && wasLeading) await this.release();
@@ -124,7 +133,7 @@ export class LeaseElector {
     }
     if (this.stopped) return;
     this.cancel = this.options.timers.after(this.options.lease.retryPeriodMs, 'lease', () =>
-      this.tick(),
+      this.runRound(),
     );
   }
 
@@ -203,23 +212,29 @@ export class LeaseElector {
     this.setLeading(true);
   }
 
+  /** Writes the Lease free; a conflict (another write first) is read again, up to 3 times. */
   private async release(): Promise<void> {
     const now = this.options.clock.now();
     try {
-      const current = (await this.options.request('GET', this.path)) as LeaseObject;
-      if (current.spec?.holderIdentity !== this.options.lease.identity) return;
-      await this.write('PUT', {
-        metadata: { ...current.metadata },
-        spec: {
-          holderIdentity: null,
-          leaseDurationSeconds: 1,
-          acquireTime: microTime(now),
-          renewTime: microTime(now),
-          leaseTransitions: current.spec.leaseTransitions ?? 0,
-        },
-      });
-      this.holder = null;
-      this.options.log?.('lease: released');
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const current = (await this.options.request('GET', this.path)) as LeaseObject;
+        if (current.spec?.holderIdentity !== this.options.lease.identity) return;
+        const released = await this.write('PUT', {
+          metadata: { ...current.metadata },
+          spec: {
+            holderIdentity: null,
+            leaseDurationSeconds: 1,
+            acquireTime: microTime(now),
+            renewTime: microTime(now),
+            leaseTransitions: current.spec.leaseTransitions ?? 0,
+          },
+        });
+        if (!released) continue;
+        this.holder = null;
+        this.options.log?.('lease: released');
+        return;
+      }
+      throw new Error('the Lease changed under every release attempt');
     } catch (error) {
       this.options.log?.('lease: could not release the Lease; it expires by itself', {
         error: (error as Error).message,
