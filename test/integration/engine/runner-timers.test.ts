@@ -21,6 +21,25 @@ describe('a runner that outlives its job is found by the sweep, with no timer a 
   });
   afterAll(() => harness.stop());
 
+  /** A job of `ids` ended now, as its webhook tells the store; returns when it ended. */
+  async function jobEndsNow(ids: {
+    jobId: number;
+    runId: number;
+    runnerId: number;
+    runnerName: string;
+  }): Promise<number> {
+    const ended = harness.clock.now();
+    const job = completedJob({
+      ...ids,
+      installationId: null,
+      createdAt: ended - 300_000,
+      startedAt: ended - 290_000,
+      completedAt: ended,
+    });
+    await harness.engine.store.recordJob(job, ended);
+    return ended;
+  }
+
   it('stores no timer when the job ends, and the first sweep after it is due frees the runner', async () => {
     const { kube, clock } = harness;
     const set = seedRunnerSet(harness);
@@ -31,20 +50,7 @@ describe('a runner that outlives its job is found by the sweep, with no timer a 
     await runEngine({ kind: 'sweep' }, harness.engine);
 
     // Its job ends now (as the job's webhook tells the store); the runner is still up.
-    const ended = clock.now();
-    await harness.engine.store.recordJob(
-      completedJob({
-        jobId: 77,
-        runId: 8,
-        runnerId: 9,
-        runnerName: RUNNER,
-        installationId: null,
-        createdAt: ended - 300_000,
-        startedAt: ended - 290_000,
-        completedAt: ended,
-      }),
-      ended,
-    );
+    const ended = await jobEndsNow({ jobId: 77, runId: 8, runnerId: 9, runnerName: RUNNER });
     // ARC marks the EphemeralRunner: a change that makes the sweep decide the namespace.
     kube.api.modify(
       'arc',
@@ -96,20 +102,7 @@ describe('a runner that outlives its job is found by the sweep, with no timer a 
       { withPod: true },
     );
     await runEngine({ kind: 'sweep' }, harness.engine);
-    const ended = clock.now();
-    await harness.engine.store.recordJob(
-      completedJob({
-        jobId: 78,
-        runId: 9,
-        runnerId: 11,
-        runnerName: runner,
-        installationId: null,
-        createdAt: ended - 300_000,
-        startedAt: ended - 290_000,
-        completedAt: ended,
-      }),
-      ended,
-    );
+    await jobEndsNow({ jobId: 78, runId: 9, runnerId: 11, runnerName: runner });
     clock.advance(STUCK_AFTER_JOB_MS);
     const from = kube.audit.requests.length;
     await runEngine({ kind: 'sweep' }, harness.engine);
