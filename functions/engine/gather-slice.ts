@@ -1,7 +1,6 @@
 import type { EphemeralRunner, Node, Pod } from '../domain/model/cluster-facts.js';
 import {
   emptyFacts,
-  type ErJobCacheEntry,
   type Facts,
   type JobRecord,
   type RunnerOnNode,
@@ -111,16 +110,10 @@ export async function readRunnersOfRun(
   const both = { ...facts };
   for (const k of Object.keys(slice.facts) as (keyof Facts)[])
     (both[k] as unknown[]) = [...(slice.facts[k] as unknown[]), ...(facts[k] as unknown[])];
-  // A runner known from memory (its record on a node) and now read by name is decided from what
-  // was read: its record stays only as its job cache, as a read on a rule's demand leaves it.
-  const read = (r: RunnerOnNode) =>
-    names.has(r.name) && !slice.unavailable.some((u) => u.cluster === r.cluster);
-  const remembered = both.runnersOnNodes.filter(read);
-  both.runnersOnNodes = both.runnersOnNodes.filter((r) => !read(r));
-  both.erJobCache = [
-    ...remembered.map(erJobCacheOf).filter((e): e is ErJobCacheEntry => e !== null),
-    ...both.erJobCache,
-  ];
+  rememberAsJobCache(
+    both,
+    (r) => names.has(r.name) && !slice.unavailable.some((u) => u.cluster === r.cluster),
+  );
   Object.assign(facts, dedupeFacts(both), {
     runnersOfRunsRead: [
       ...facts.runnersOfRunsRead,
@@ -128,6 +121,20 @@ export async function readRunnersOfRun(
     ],
   });
   return slice.unavailable;
+}
+
+/**
+ * Runners known from memory (their records on a node) that were now read live: decided from what
+ * was read, their records stay only as their job caches (their EphemeralRunners may be gone). A
+ * job cache already in the facts is kept.
+ */
+export function rememberAsJobCache(facts: Facts, read: (r: RunnerOnNode) => boolean): void {
+  const cached = new Set(facts.erJobCache.map((e) => refKey({ ...e, name: e.runnerName })));
+  for (const r of facts.runnersOnNodes.filter(read)) {
+    const cache = erJobCacheOf(r);
+    if (cache && !cached.has(refKey(r))) facts.erJobCache = [...facts.erJobCache, cache];
+  }
+  facts.runnersOnNodes = facts.runnersOnNodes.filter((r) => !read(r));
 }
 
 type NodeRef = { cluster: string; nodeName: string };

@@ -1,5 +1,4 @@
 import { MUTATING_KINDS } from '../domain/model/action.js';
-import { erJobCacheOf } from '../domain/correlate/job-records.js';
 import type { Action, ActionOutcome, Decision, HeldAction, Need } from '../domain/model/action.js';
 import { correlate } from '../domain/correlate/correlate.js';
 import { breakerGates, type BreakerGate } from '../domain/decide/rules/circuit-breaker.js';
@@ -11,7 +10,7 @@ import { carryOut } from './carry-out.js';
 import { dedupeFacts } from './dedupe-facts.js';
 import { explainAction, withLossTime } from './explain-action.js';
 import { lossTime } from './loss-time.js';
-import { gatherSlice, readRunnersOfRun, type Slice } from './gather-slice.js';
+import { gatherSlice, readRunnersOfRun, rememberAsJobCache, type Slice } from './gather-slice.js';
 import { noteSightings, recordTrigger } from './record-trigger.js';
 import { remediationEvent } from './remediation-event.js';
 import { dedupe, subjectFromKey, subjectKey, subjectsOf, type Subject } from './subjects.js';
@@ -580,13 +579,10 @@ async function readNeed(need: Need, facts: Facts, now: number, deps: EngineDeps)
       if (er) facts.ephemeralRunners = [...facts.ephemeralRunners, er];
       // Read, or found gone: the memory of it no longer stands for it, but its record's job
       // fields do, as its job cache (its EphemeralRunner may be gone).
-      const isIt = (r: { cluster: string; namespace: string }, name: string) =>
-        r.cluster === need.cluster && r.namespace === need.namespace && name === need.name;
-      const remembered = facts.runnersOnNodes.find((r) => isIt(r, r.name));
-      const cache = remembered ? erJobCacheOf(remembered) : null;
-      if (cache && !facts.erJobCache.some((e) => isIt(e, e.runnerName)))
-        facts.erJobCache = [...facts.erJobCache, cache];
-      facts.runnersOnNodes = facts.runnersOnNodes.filter((r) => !isIt(r, r.name));
+      rememberAsJobCache(
+        facts,
+        (r) => r.cluster === need.cluster && r.namespace === need.namespace && r.name === need.name,
+      );
       // Looked up by name: as good as a listing for it, so absent means gone (rule 3's evidence).
       if (!facts.listings.some((l) => l.cluster === need.cluster && l.namespace === need.namespace))
         facts.listings = [
