@@ -9,27 +9,30 @@ export interface AppCredentials {
   publicKey: KeyObject;
 }
 
-/** A fresh RSA key pair for the simulated GitHub App (random: keys are not part of a run's outcome). */
+/**
+ * The simulated GitHub App's credentials. Without a key given, the key pair is this process's
+ * own, generated on first use: an RSA key costs some 90 ms of CPU, a scenario play builds a
+ * GitHub twin, and keys are not part of a run's outcome (the App id still tells Apps apart).
+ */
 export function createAppCredentials(appId: number, privateKeyPem?: string): AppCredentials {
-  if (privateKeyPem) {
-    return {
-      appId,
-      clientId: `Iv1.${appId.toString(16)}`,
-      privateKey: privateKeyPem,
-      publicKey: createPublicKey(privateKeyPem),
-    };
-  }
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', {
-    modulusLength: 2048,
-    privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
-    publicKeyEncoding: { type: 'spki', format: 'pem' },
-  });
+  const privateKey = privateKeyPem ?? processKeyPair();
   return {
     appId,
     clientId: `Iv1.${appId.toString(16)}`,
     privateKey,
-    publicKey: createPublicKey(publicKey),
+    publicKey: createPublicKey(privateKey),
   };
+}
+
+let generated: string | undefined;
+
+function processKeyPair(): string {
+  generated ??= generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  }).privateKey;
+  return generated;
 }
 
 export type JwtCheck = { ok: true } | { ok: false; message: string };

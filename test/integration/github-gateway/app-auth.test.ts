@@ -1,5 +1,12 @@
 import { GithubRequestError } from '../../../functions/adapters/github/github-errors.js';
-import { MINUTE, ORG, REPO, SCALE_SET, buildWorld } from '../../sim/github/sim-fixture.js';
+import {
+  MINUTE,
+  ORG,
+  REPO,
+  SCALE_SET,
+  buildWorld,
+  foreignAppKey,
+} from '../../sim/github/sim-fixture.js';
 import { gatewayFor, served } from './gateway-fixture.js';
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
@@ -179,7 +186,7 @@ describe('GithubGateway authenticates as the GitHub App, per installation', () =
   });
 
   it('throws GithubRequestError (401) when the App key is wrong', async () => {
-    const other = buildWorld({ name: 'x', jobs: [] }).sim.app.privateKey;
+    const other = foreignAppKey();
     const gateway = gatewayFor(sim, undefined, { privateKey: other });
     const refused = await rejection(gateway.getRun({ repo: REPO, installationId }, 1));
     expect(refused).toBeInstanceOf(GithubRequestError);

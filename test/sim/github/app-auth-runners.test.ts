@@ -2,6 +2,7 @@ import { createAppAuth } from '@octokit/auth-app';
 import { createSign } from 'node:crypto';
 import {
   buildWorld,
+  foreignAppKey,
   MINUTE,
   octokitFor,
   ORG,
@@ -81,7 +82,7 @@ describe('GitHub twin: App authentication and self-hosted runner registrations',
           { installation_id: installationId, headers: { authorization: `bearer ${token}` } },
         ),
       );
-    const foreignKey = buildWorld({ name: 'x', jobs: [] }).sim.app.privateKey;
+    const foreignKey = foreignAppKey();
     expect(
       (await post(jwt(foreignKey, { iat: now - 30, exp: now + 500, iss: sim.app.appId }))).response
         ?.data,

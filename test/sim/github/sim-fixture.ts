@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { Octokit } from '@octokit/core';
 import { restEndpointMethods } from '@octokit/plugin-rest-endpoint-methods';
 import { RequestError } from '@octokit/request-error';
@@ -12,6 +13,15 @@ export type RestOctokit = InstanceType<typeof RestOctokit>;
 export const ORG = 'acme';
 export const REPO = 'acme/app';
 export const SCALE_SET = 'arc-linux';
+
+/** An RSA key no twin was given: the twins of one process share theirs (app-credentials.ts). */
+export function foreignAppKey(): string {
+  return generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  }).privateKey;
+}
 
 /** A sim with one org, one repo, the App installed, one ARC scale set, and a `ci` workflow. */
 export function buildWorld(workflow: WorkflowSpec, options: Partial<GitHubSimOptions> = {}) {
