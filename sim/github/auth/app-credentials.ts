@@ -1,4 +1,5 @@
-import { createPublicKey, generateKeyPairSync, verify } from 'node:crypto';
+import { createPublicKey, verify } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { KeyObject } from 'node:crypto';
 
 export interface AppCredentials {
@@ -10,29 +11,23 @@ export interface AppCredentials {
 }
 
 /**
- * The simulated GitHub App's credentials. Without a key given, the key pair is this process's
- * own, generated on first use: an RSA key costs some 90 ms of CPU, a scenario play builds a
- * GitHub twin, and keys are not part of a run's outcome (the App id still tells Apps apart).
+ * The simulated GitHub App's own key (PKCS#1, as GitHub hands App keys out). It protects nothing:
+ * keys are not part of a run's outcome, and generating one costs some 90 ms of CPU, which each
+ * scenario play and GitHub test paid. Regenerate with `openssl genrsa -traditional 2048`.
  */
-export function createAppCredentials(appId: number, privateKeyPem?: string): AppCredentials {
-  const privateKey = privateKeyPem ?? processKeyPair();
+const TWIN_APP_KEY_PEM = readFileSync(new URL('./app-key.pem', import.meta.url), 'utf8');
+
+/** The simulated GitHub App's credentials: the twin's own key unless one is given. */
+export function createAppCredentials(
+  appId: number,
+  privateKeyPem: string = TWIN_APP_KEY_PEM,
+): AppCredentials {
   return {
     appId,
     clientId: `Iv1.${appId.toString(16)}`,
-    privateKey,
-    publicKey: createPublicKey(privateKey),
+    privateKey: privateKeyPem,
+    publicKey: createPublicKey(privateKeyPem),
   };
-}
-
-let generated: string | undefined;
-
-function processKeyPair(): string {
-  generated ??= generateKeyPairSync('rsa', {
-    modulusLength: 2048,
-    privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
-    publicKeyEncoding: { type: 'spki', format: 'pem' },
-  }).privateKey;
-  return generated;
 }
 
 export type JwtCheck = { ok: true } | { ok: false; message: string };

@@ -14,7 +14,7 @@ export const ORG = 'acme';
 export const REPO = 'acme/app';
 export const SCALE_SET = 'arc-linux';
 
-/** An RSA key no twin was given: the twins of one process share theirs (app-credentials.ts). */
+/** An RSA key no twin was given: the twins share one unless told otherwise (app-credentials.ts). */
 export function foreignAppKey(): string {
   return generateKeyPairSync('rsa', {
     modulusLength: 2048,
