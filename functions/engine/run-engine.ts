@@ -87,9 +87,12 @@ export async function runEngine(trigger: Trigger, deps: EngineDeps): Promise<Eng
     decideAndAct(these, slice, policy, now, deps, report);
   if (accepted.kind === 'wake') {
     // Timers are decided one by one in the order they fell due: work a breaker held is decided
-    // again in the order it was held.
+    // again in the order it was held. A runner an earlier decision of this run held behind an
+    // open breaker is not decided again: the breaker would hold it again, and its close wakes it
+    // (a mass loss would otherwise read every runner of the run once for each of them).
     for (const s of live)
-      if (s.kind === 'namespace')
+      if (s.kind === 'runner' && report.held.some((h) => heldByBreaker(h) && holds(h, s))) continue;
+      else if (s.kind === 'namespace')
         await decideNamespace(s.cluster, s.namespace, deps, now, decideSlice);
       else await decideSlice([s], await gatherSlice([s], deps, now));
     return report;
@@ -292,13 +295,23 @@ interface BreakerHold {
   closesAt: number | null;
 }
 
+/** Held by an open circuit breaker (guardrails.ts), whose close decides it again. */
+function heldByBreaker(held: HeldAction): boolean {
+  return held.why.startsWith('circuit breaker open');
+}
+
+/** Whether a held action was this runner's. */
+function holds(held: HeldAction, runner: Extract<Subject, { kind: 'runner' }>): boolean {
+  const { cluster, namespace, runnerName } = held.scope;
+  return cluster === runner.cluster && namespace === runner.namespace && runnerName === runner.name;
+}
+
 /** The runners a breaker held in this decision, grouped by the breaker (stored, or just tripped). */
 function breakerHolds(decision: Decision, facts: Facts, now: number): BreakerHold[] {
   const holds = new Map<string, BreakerHold>();
   for (const held of decision.held) {
     const { cluster, namespace, runnerName, scaleSet } = held.scope;
-    if (!held.why.startsWith('circuit breaker open') || !cluster || !namespace || !runnerName)
-      continue;
+    if (!heldByBreaker(held) || !cluster || !namespace || !runnerName) continue;
     const open = facts.breakers.find(
       (b) =>
         b.cluster === cluster &&

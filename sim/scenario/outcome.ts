@@ -226,6 +226,7 @@ export function buildOutcome(outcomeInput: OutcomeInput): ScenarioOutcome {
     ...checkCalls(expectation, medicCallsByVerb),
     ...checkAuditEvents(expectation, auditEvents),
     ...checkNamespaces(expectation, medicKube),
+    ...checkKubeReads(expectation, input.kubeRequests),
   ];
   return {
     scenario: input.scenario.name,
@@ -572,6 +573,17 @@ function checkExpectation(
     if (!medic.some((a) => a.verb === verb)) out.push(`no runner-medic action ${verb}`);
   }
   return out;
+}
+
+function checkKubeReads(expect: Expectation, requests: OutcomeInput['kubeRequests']): string[] {
+  if (expect.maxKubeReads === undefined) return [];
+  if (!requests) return ['maxKubeReads: this cluster twin logs no requests'];
+  const reads = requests
+    .flatMap((c) => c.entries)
+    .filter((r) => r.by === 'runner-medic' && r.method === 'GET').length;
+  return reads > expect.maxKubeReads
+    ? [`runner-medic made ${reads} Kubernetes reads, expected at most ${expect.maxKubeReads}`]
+    : [];
 }
 
 function checkCalls(expect: Expectation, byVerb: Record<string, number>): string[] {

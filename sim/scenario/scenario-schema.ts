@@ -295,6 +295,11 @@ const expectationSchema = z.strictObject({
   jobs: z.array(expectedJob).default([]),
   /** Most mutating calls runner-medic may make. */
   maxActions: z.number().int().nonnegative().optional(),
+  /**
+   * Most Kubernetes reads (GET requests: gets, lists, watches) runner-medic may make over the
+   * play, where the cluster twin logs its requests.
+   */
+  maxKubeReads: z.number().int().nonnegative().optional(),
   /** Each verb given must appear among runner-medic's actions at least once. */
   actionVerbs: z.array(z.string()).default([]),
   /** Exactly this many runner-medic mutating calls per verb (`delete`, `rerun-failed-jobs`, …). */
