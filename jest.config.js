@@ -15,6 +15,9 @@ export default {
     '^.+\\.ts$': '<rootDir>/test/helpers/esbuild-transform.js',
   },
   testSequencer: '<rootDir>/test/helpers/slow-first-sequencer.js',
+  // Fills the transform cache before the workers start (a cold cache is transformed once, not once
+  // per worker).
+  globalSetup: '<rootDir>/test/helpers/warm-transform-cache.js',
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   setupFiles: ['<rootDir>/test/helpers/setup-env.ts'],
   testTimeout: 30000,

@@ -7,36 +7,45 @@
 import Sequencer from '@jest/test-sequencer';
 
 /**
- * Seconds, roughly, on 2 quiet cores (the wall times of one run on a shared machine, scaled by
- * its load); only their order matters. Since the twins' watches stopped waiting real seconds the
- * suite is CPU-bound, and these follow CPU.
+ * Seconds, roughly: the longer of a warm and a cold run of jest on 2 quiet cores (48d7440), for
+ * the files over 4 s. Only their order matters: the suite is CPU-bound, and these follow CPU.
  */
 const ESTIMATES = [
-  // Their scenarios played with runner-medic, seven of them through serve besides.
-  [/test\/e2e\/scenarios-medic-shard-/, 80],
-  [/test\/infra\/template\.test\.ts$/, 70],
+  // Their scenarios played with runner-medic, some through serve besides.
+  [/test\/e2e\/scenarios-medic-shard-/, 60],
   [/test\/e2e\/scenarios-seeds\.test\.ts$/, 60],
-  [/test\/e2e\/scenario-chaos-convergence\.test\.ts$/, 40],
-  [/test\/serve\/serve-(sandbox-cli|probes)\.test\.ts$/, 40],
-  [/test\/integration\/engine\/steady-hour\.test\.ts$/, 30],
-  [/test\/serve\/serve-leader-failover\.test\.ts$/, 25],
-  [/test\/serve\/serve-process\.test\.ts$/, 15],
-  [/test\/e2e\/npm-start-webhook\.test\.ts$/, 25],
-  [/test\/integration\/engine\/sweep-resume\.test\.ts$/, 25],
-  [/test\/operate\/check-runs\.test\.ts$/, 20],
-  [/test\/integration\/engine\/runners-on-node\.test\.ts$/, 20],
-  [/test\/e2e\/scenario-chaos-safety\.test\.ts$/, 20],
-  [/test\/operate\/replay\.test\.ts$/, 15],
+  [/test\/integration\/engine\/steady-hour\.test\.ts$/, 45],
+  [/test\/e2e\/npm-start-webhook\.test\.ts$/, 33],
+  [/test\/e2e\/scenario-chaos-convergence\.test\.ts$/, 30],
+  [/test\/serve\/serve-leader-kill-process\.test\.ts$/, 28],
+  [/test\/infra\/template\.test\.ts$/, 25],
+  [/test\/integration\/engine\/runners-on-node\.test\.ts$/, 25],
+  [/test\/serve\/serve-process\.test\.ts$/, 24],
+  [/test\/e2e\/scenario-chaos-safety\.test\.ts$/, 21],
+  [/test\/serve\/serve-sandbox-cli\.test\.ts$/, 21],
+  [/test\/prevent\/graceful-stop\.test\.ts$/, 18],
+  [/test\/serve\/serve-dynamodb-store\.test\.ts$/, 18],
+  [/test\/operate\/replay\.test\.ts$/, 16],
   [/test\/e2e\/forged-events\.property\.test\.ts$/, 15],
-  [/test\/doctor\/doctor-cli\.test\.ts$/, 12],
-  [/test\/integration\/engine\/per-event-cost\.test\.ts$/, 10],
-  [/test\/operate\//, 10],
-  [/test\/integration\/engine\/rerun-killed-job\.test\.ts$/, 8],
-  [/test\/e2e\/npm-run-twin\.test\.ts$/, 8],
-  [/test\/e2e\/scenarios-arc-alone-shard-/, 8],
-  [/test\/sim\/kube\//, 8],
-  // 60 sweeps: 80 s while each waited a real second for its watch's bookmark, 5 s since.
-  [/test\/integration\/engine\/orphan-scan-cadence\.test\.ts$/, 5],
+  [/test\/integration\/engine\/sweep-resume\.test\.ts$/, 15],
+  [/test\/serve\/serve-leader-failover\.test\.ts$/, 14],
+  [/test\/serve\/serve-probes\.test\.ts$/, 12],
+  [/test\/integration\/store\/breaker-burst\.property\.test\.ts$/, 11],
+  [/test\/doctor\/doctor-cli\.test\.ts$/, 10],
+  [/test\/unit\/handler-reach\.test\.ts$/, 9],
+  [/test\/integration\/engine\/rerun-killed-job\.test\.ts$/, 9],
+  [/test\/integration\/engine\/orphan-scan-cadence\.test\.ts$/, 8],
+  [/test\/operate\/check-runs\.test\.ts$/, 8],
+  [/test\/e2e\/scenarios-arc-alone-shard-/, 7],
+  [/test\/doctor\/doctor-in-cluster\.test\.ts$/, 7],
+  [/test\/integration\/engine\/discover-queued-jobs\.test\.ts$/, 7],
+  [/test\/integration\/engine\/(per-event-cost|two-clusters)\.test\.ts$/, 6],
+  [/test\/unit\/domain\/decide\.property\.test\.ts$/, 6],
+  [/test\/infra\/container-entrypoint\.test\.ts$/, 6],
+  [/test\/sim\/kube\/structural-schema\.test\.ts$/, 6],
+  [/test\/integration\/engine\/(breaker-state|sweep-queued-namespaces|audit-outbox)\.test\.ts$/, 5],
+  [/test\/e2e\/npm-run-twin\.test\.ts$/, 5],
+  [/test\/operate\/rescue\.test\.ts$/, 5],
 ];
 
 export default class SlowFirstSequencer extends Sequencer {
