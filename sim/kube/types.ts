@@ -230,7 +230,27 @@ export function isoTime(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
 
-/** Copies JSON data (objects here are always JSON; this is much faster than structuredClone). */
+/**
+ * Copies JSON data as a JSON round trip would (objects here are always JSON): an undefined or
+ * function property is left out, one in an array becomes null, as does a number JSON cannot
+ * write, and a value with toJSON (a Date) is written by it. About four times faster than the
+ * round trip, which was the twins' largest single cost in a scenario play.
+ */
 export function deepClone<T>(value: T): T {
-  return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
+  return value === undefined ? value : (copyJson(value) as T);
+}
+
+function copyJson(value: unknown): unknown {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value !== 'object' || value === null) return value;
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function')
+    return JSON.parse(JSON.stringify(value)) as unknown;
+  if (Array.isArray(value))
+    return value.map((item: unknown) =>
+      item === undefined || typeof item === 'function' ? null : copyJson(item),
+    );
+  const copy: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value))
+    if (item !== undefined && typeof item !== 'function') copy[key] = copyJson(item);
+  return copy;
 }
