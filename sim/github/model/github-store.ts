@@ -118,11 +118,18 @@ export class GitHubStore {
     return next;
   }
 
+  /** The most recent registration under each name (a scan was most of a 10,000-runner world). */
+  private readonly latestRunnerByName = new Map<string, Runner>();
+
+  /** Registers a runner; it is the one its name finds from now on. */
+  addRunner(runner: Runner): void {
+    this.runners.set(runner.id, runner);
+    this.latestRunnerByName.set(runner.name, runner);
+  }
+
   /** The most recent registration under this name. */
   runnerByName(name: string): Runner | undefined {
-    let found: Runner | undefined;
-    for (const runner of this.runners.values()) if (runner.name === name) found = runner;
-    return found;
+    return this.latestRunnerByName.get(name);
   }
 
   /** The latest execution of every job name in the run, in name order of first appearance. */

@@ -57,7 +57,7 @@ export class SimActionsService implements ActionsService {
       registeredAt: this.clock.now(),
       version: null,
     };
-    this.store.runners.set(runner.id, runner);
+    this.store.addRunner(runner);
     this.engine.audit('arc', 'register-runner', `runners/${runner.id}`, 201);
     this.clock.after(
       this.engine.timing.offlineRunnerCleanupMs,
