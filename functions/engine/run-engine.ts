@@ -90,11 +90,12 @@ export async function runEngine(trigger: Trigger, deps: EngineDeps): Promise<Eng
     // again in the order it was held. A runner an earlier decision of this run held behind an
     // open breaker is not decided again: the breaker would hold it again, and its close wakes it
     // (a mass loss would otherwise read every runner of the run once for each of them).
-    for (const s of live)
+    for (const s of live) {
       if (s.kind === 'runner' && report.held.some((h) => heldByBreaker(h) && holds(h, s))) continue;
-      else if (s.kind === 'namespace')
+      if (s.kind === 'namespace')
         await decideNamespace(s.cluster, s.namespace, deps, now, decideSlice);
       else await decideSlice([s], await gatherSlice([s], deps, now));
+    }
     return report;
   }
   for (const s of live)
