@@ -21,7 +21,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json ./
 COPY functions ./functions
-COPY sim ./sim
+
 RUN node_modules/.bin/esbuild functions/cli/entry.ts --bundle --platform=node --format=esm --target=node24 --packages=external --log-level=warning --outfile=build/entry.mjs
 
 FROM node:24-bookworm-slim AS deps

@@ -4,6 +4,13 @@ import tseslint from 'typescript-eslint';
 /** An import pattern for modules of these folders of functions/, reached from a sibling folder. */
 const outerLayers = (folders) => `^(\\.\\./)+(${folders.join('|')})(/|$)`;
 
+/** The product ships without its twins: functions/ never reaches sim/ or sandbox/. */
+const noTwinInProduct = {
+  regex: '^(\\.\\./)+(sim|sandbox)(/|$)',
+  message:
+    'functions/ is the product: it imports nothing from the twins (sim/) or the sandbox layer (sandbox/), which wires the two in a clone.',
+};
+
 export default tseslint.config(
   { ignores: ['node_modules', '.serverless', '.esbuild', 'coverage'] },
   js.configs.recommended,
@@ -22,6 +29,28 @@ export default tseslint.config(
         { object: 'describe', property: 'skip' },
         { object: 'test', property: 'only' },
         { object: 'test', property: 'skip' },
+      ],
+    },
+  },
+  {
+    // Before the folders' own blocks, which repeat the pattern (a later block's rule replaces it).
+    files: ['functions/**/*.{ts,mjs}'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [noTwinInProduct] }] },
+  },
+  {
+    files: ['sim/kube/**/*.ts', 'sim/github/**/*.ts', 'sim/aws/**/*.ts', 'sim/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+(functions|sandbox)(/|$)',
+              message:
+                'The twins model GitHub, Kubernetes and AWS, not runner-medic: they import nothing from functions/ or sandbox/. sandbox/ wires the product to them.',
+            },
+          ],
+        },
       ],
     },
   },
@@ -53,10 +82,10 @@ export default tseslint.config(
                 'ports',
                 'cli',
                 'doctor',
-                'local',
               ]),
               message: 'The domain imports nothing outside functions/domain.',
             },
+            noTwinInProduct,
           ],
         },
       ],
@@ -74,6 +103,7 @@ export default tseslint.config(
               message:
                 'Adapters implement ports/: they never import the engine, ingress or config.',
             },
+            noTwinInProduct,
           ],
         },
       ],
@@ -87,10 +117,11 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: outerLayers(['adapters', 'domain', 'cli', 'doctor', 'local']),
+              regex: outerLayers(['adapters', 'domain', 'cli', 'doctor']),
               message:
                 'Handlers are thin: they import config (the composition) and the flow modules (engine, ingress), and port types.',
             },
+            noTwinInProduct,
           ],
         },
       ],

@@ -3,9 +3,12 @@
  * Time only moves when the caller advances it; timers fire in time order (ties in the order
  * they were scheduled), so the same seed and the same calls give the same run.
  */
-import type { Clock } from '../functions/ports/clock.js';
 
-export type { Clock };
+/** Time as the twins read it; runner-medic's own Clock port has the same shape, so it takes this. */
+export interface Clock {
+  /** Milliseconds since the Unix epoch. */
+  now(): number;
+}
 
 export interface TimerHandle {
   readonly id: number;

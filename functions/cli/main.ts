@@ -1,7 +1,7 @@
 /**
  * `runner-medic`, the command-line tool: its commands and their options. functions/cli/entry.ts
- * runs it; package.json's `bin` points at the launcher functions/cli/runner-medic.mjs.
- * docs/doctor.md describes the doctor.
+ * runs it in the image; in a clone, package.json's `bin` (bin/runner-medic.mjs) runs it through
+ * sandbox/cli.ts, which lends it the twins for `--sandbox`. docs/doctor.md describes the doctor.
  */
 import { readFile } from 'node:fs/promises';
 import { relative } from 'node:path';
@@ -19,6 +19,8 @@ import { RunnerMedicError } from '../ports/errors.js';
 import type { EngineDeps } from '../engine/engine-deps.js';
 import { GithubUnavailableError } from '../ports/github-gateway.js';
 import { formatTable } from './format-table.js';
+import type { CliSandbox } from './cli-sandbox.js';
+import { SandboxUnavailable } from './cli-sandbox.js';
 import type { AuditRecord } from './replay.js';
 import { formatReplay, parseAuditRecords, parseDuration, replayReport } from './replay.js';
 import type { RescueOutcome } from './rescue.js';
@@ -183,8 +185,8 @@ async function doctor(args: string[], io: CliIo, seams: CliSeams): Promise<numbe
   let repositories = values.repo;
   let stop: (() => Promise<void>) | undefined;
   if (values.sandbox) {
-    const { startDoctorSandbox } = await import('../doctor/doctor-sandbox.js');
-    const sandbox = await startDoctorSandbox({ findings: true });
+    if (!seams.sandbox) throw new SandboxUnavailable('doctor');
+    const sandbox = await seams.sandbox.startDoctor();
     env = sandbox.env;
     clock = sandbox.clock;
     repositories ??= sandbox.repositories;
@@ -216,7 +218,7 @@ function printDoctorReport(checks: CheckResult[], json: boolean, io: CliIo): voi
   io.out(json ? `${JSON.stringify(reportOf(checks), null, 2)}\n` : `${formatTable(checks)}\n`);
 }
 
-async function serveCommand(args: string[], io: CliIo): Promise<number> {
+async function serveCommand(args: string[], io: CliIo, seams: CliSeams): Promise<number> {
   const { values } = parseArgs({
     args,
     options: {
@@ -240,9 +242,9 @@ async function serveCommand(args: string[], io: CliIo): Promise<number> {
     const { runServe } = await import('../serve/serve-process.js');
     return runServe({ env: io.env, out: { write: io.out }, err: io.err });
   }
+  if (!seams.sandbox) throw new SandboxUnavailable('serve');
   const local = loadSettings({ ...io.env, SANDBOX: 'on' }, 'local');
-  const { playServeSandbox } = await import('../serve/serve-sandbox.js');
-  const result = await playServeSandbox({
+  const result = await seams.sandbox.playServe({
     file: values.scenario ?? local.sandbox?.scenario ?? SETTING_DEFAULTS.SANDBOX_SCENARIO,
     speed: local.sandbox?.speed ?? SETTING_DEFAULTS.SANDBOX_SPEED,
     write: io.err,
@@ -259,6 +261,8 @@ export interface CliSeams {
    * @default the system clock
    */
   clock?: Clock;
+  /** The twins behind `--sandbox`, lent by a clone's launcher (sandbox/cli.ts); none in the image. */
+  sandbox?: CliSandbox;
 }
 
 /** The engine as the functions build it (functions/config/compose-engine.ts), logging to stderr. */
@@ -328,7 +332,7 @@ async function rescueCommand(args: string[], io: CliIo, seams: CliSeams): Promis
 /** The most audit events replay reads from the store (a week of a busy org is far fewer). */
 const REPLAY_MAX_RECORDS = 50_000;
 
-async function replayCommand(args: string[], io: CliIo): Promise<number> {
+async function replayCommand(args: string[], io: CliIo, seams: CliSeams): Promise<number> {
   const { values } = parseArgs({
     args,
     options: {
@@ -353,16 +357,14 @@ async function replayCommand(args: string[], io: CliIo): Promise<number> {
   let since: number;
   let until: number;
   if (values.sandbox) {
+    if (!seams.sandbox) throw new SandboxUnavailable('replay');
     // The played functions' metrics would go to stdout as EMF lines (as npm start, silenced).
     process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
-    const { playForReplay, SANDBOX_SCENARIO } = await import('./replay-sandbox.js');
-    const file = values.scenario ?? SANDBOX_SCENARIO;
     if (!values.json)
       io.err(
-        `replay: sandbox: playing ${relative(process.cwd(), file)} in dry run with the twins (about a minute)\n`,
+        `replay: sandbox: playing ${values.scenario ? relative(process.cwd(), values.scenario) : 'the Karpenter seed'} in dry run with the twins (about a minute)\n`,
       );
-    const played = await playForReplay(file, { dryRun: true });
-    ({ records, since, until } = played);
+    ({ records, since, until } = await seams.sandbox.playReplay(values.scenario));
   } else if (values.events) {
     records = parseAuditRecords(await readFile(values.events, 'utf8'));
     until = Math.max(Date.now(), ...records.map((r) => r.at));
@@ -412,9 +414,9 @@ export async function runCli(argv: string[], io: CliIo, seams: CliSeams = {}): P
       case 'rescue':
         return await rescueCommand(rest, io, seams);
       case 'replay':
-        return await replayCommand(rest, io);
+        return await replayCommand(rest, io, seams);
       case 'serve':
-        return await serveCommand(rest, io);
+        return await serveCommand(rest, io, seams);
       default:
         throw new UsageError(`unknown command: ${command}`);
     }
@@ -425,6 +427,10 @@ export async function runCli(argv: string[], io: CliIo, seams: CliSeams = {}): P
     ) {
       io.err(`runner-medic: ${(error as Error).message}\nTry: runner-medic --help\n`);
       return 64;
+    }
+    if (error instanceof SandboxUnavailable) {
+      io.err(`runner-medic: ${error.message}\n`);
+      return 69;
     }
     throw error;
   }

@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { LocalServer } from '../local/function-url-server.js';
+import type { LocalServer } from './function-url-server.js';
 import type { ServeMetrics } from './serve-metrics.js';
 
 export interface ProbeSource {

@@ -4,7 +4,7 @@
  * (sim/github) as the App's API, and the cluster twin `prod-eu` (sim/kube) that the events/
  * samples name, all on 127.0.0.1. Nothing reaches AWS or GitHub.
  */
-import { startEmbeddedDynamo } from '../../functions/local/embedded-dynamo.js';
+import { startEmbeddedDynamo } from '../../sandbox/local/embedded-dynamo.js';
 import { SimClock } from '../../sim/clock.js';
 import { GitHubSim } from '../../sim/github/github-sim.js';
 import { SimCluster } from '../../sim/kube/index.js';

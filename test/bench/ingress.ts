@@ -11,7 +11,7 @@ import { createLogger, createMetrics } from '../../functions/config/observabilit
 import { createDocumentClient } from '../../functions/config/compose-clients.js';
 import { createGithubWebhookHandler } from '../../functions/handlers/github-webhook.js';
 import type { ReceiveWebhookDeps } from '../../functions/ingress/receive-webhook.js';
-import { startEmbeddedDynamo } from '../../functions/local/embedded-dynamo.js';
+import { startEmbeddedDynamo } from '../../sandbox/local/embedded-dynamo.js';
 import type { DeliveryLedger } from '../../functions/ports/delivery-ledger.js';
 import { systemClock } from '../../functions/ports/clock.js';
 import { TEST_SECRET, functionUrlEvent, lambdaContext } from '../helpers/ingress-harness.js';

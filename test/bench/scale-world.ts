@@ -15,7 +15,7 @@ import type { KubeEvent } from '../../functions/domain/model/cluster-facts.js';
 import type { JobRecord } from '../../functions/domain/model/facts.js';
 import { DEFAULT_POLICY } from '../../functions/domain/policy/policy.js';
 import type { EngineDeps } from '../../functions/engine/engine-deps.js';
-import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../functions/local/embedded-dynamo.js';
+import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../sandbox/local/embedded-dynamo.js';
 import { EventBridgeSim } from '../../sim/aws/eventbridge-sim.js';
 import { SimClock } from '../../sim/clock.js';
 import { GitHubSim } from '../../sim/github/github-sim.js';

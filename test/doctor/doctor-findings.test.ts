@@ -6,8 +6,8 @@
 import { KUBE_ACCESS } from '../../functions/adapters/kubernetes/kube-access.js';
 import type { DoctorCheck } from '../../functions/doctor/doctor-check.js';
 import { exitCodeOf, reportOf } from '../../functions/doctor/doctor-check.js';
-import type { DoctorSandbox } from '../../functions/doctor/doctor-sandbox.js';
-import { startDoctorSandbox } from '../../functions/doctor/doctor-sandbox.js';
+import type { DoctorSandbox } from '../../sandbox/doctor-sandbox.js';
+import { startDoctorSandbox } from '../../sandbox/doctor-sandbox.js';
 import { runDoctor } from '../../functions/doctor/run-doctor.js';
 
 const noAws = () => {

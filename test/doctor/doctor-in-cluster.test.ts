@@ -313,7 +313,7 @@ function runDoctorProcess(env: Record<string, string>): Promise<Finished> {
   if (root) assertReachableByOthers(process.execPath);
   return runToEnd(
     process.execPath,
-    ['functions/cli/runner-medic.mjs', 'doctor', '--in-cluster', '--json'],
+    ['bin/runner-medic.mjs', 'doctor', '--in-cluster', '--json'],
     {
       env: { PATH: process.env.PATH ?? '', HOME: world.dir, ...env },
       ...(root ? { uid: 65534, gid: 65534 } : {}),

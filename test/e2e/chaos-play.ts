@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import { createKubeClusterTwin } from '../../sim/scenario/kube-cluster-twin.js';
-import { runScenario } from '../../sim/scenario/run-scenario.js';
-import { loadScenario } from '../../sim/scenario/scenario-schema.js';
+import { createKubeClusterTwin } from '../../sandbox/scenario/kube-cluster-twin.js';
+import { runScenario } from '../../sandbox/scenario/run-scenario.js';
+import { loadScenario } from '../../sandbox/scenario/scenario-schema.js';
 import { SCENARIO_DIR } from './scenario-play.js';
 
 export const REMEDIABLE = [

@@ -12,11 +12,11 @@ import { join } from 'node:path';
 import { CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import fc from 'fast-check';
 import { shippedExporterRouting } from '../../sim/kube/export/shipped-exporter-config.js';
-import type { BusEntry, ClusterTwin } from '../../sim/scenario/cluster-twin.js';
-import { createKubeClusterTwin } from '../../sim/scenario/kube-cluster-twin.js';
-import { runScenario, START } from '../../sim/scenario/run-scenario.js';
-import type { CreateClusterInput } from '../../sim/scenario/run-scenario.js';
-import { loadScenario } from '../../sim/scenario/scenario-schema.js';
+import type { BusEntry, ClusterTwin } from '../../sandbox/scenario/cluster-twin.js';
+import { createKubeClusterTwin } from '../../sandbox/scenario/kube-cluster-twin.js';
+import { runScenario, START } from '../../sandbox/scenario/run-scenario.js';
+import type { CreateClusterInput } from '../../sandbox/scenario/run-scenario.js';
+import { loadScenario } from '../../sandbox/scenario/scenario-schema.js';
 
 /**
  * A job fails on its own on a healthy runner: runner-medic must make no call at all. Its job is

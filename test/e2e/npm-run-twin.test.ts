@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { Octokit } from '@octokit/core';
 import { restEndpointMethods } from '@octokit/plugin-rest-endpoint-methods';
-import { parseScenario } from '../../sim/scenario/scenario-schema.js';
+import { parseScenario } from '../../sandbox/scenario/scenario-schema.js';
 
 const SCENARIO = 'test/scenarios/seed-karpenter-mid-job.yaml';
 const RestOctokit = Octokit.plugin(restEndpointMethods);

@@ -6,13 +6,13 @@
 import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { RULE_LIST } from '../../functions/domain/decide/rules/index.js';
-import { createKubeClusterTwin } from '../../sim/scenario/kube-cluster-twin.js';
+import { createKubeClusterTwin } from '../../sandbox/scenario/kube-cluster-twin.js';
 import type { GitHubSim } from '../../sim/github/github-sim.js';
 import type { DeliveryRecord } from '../../sim/github/webhooks/webhook-dispatcher.js';
 import { checkRunsOf, type StoredCheckRun } from '../../sim/github/rest/check-run-routes.js';
-import type { ScenarioOutcome } from '../../sim/scenario/outcome.js';
-import { runScenario } from '../../sim/scenario/run-scenario.js';
-import { loadScenario } from '../../sim/scenario/scenario-schema.js';
+import type { ScenarioOutcome } from '../../sandbox/scenario/outcome.js';
+import { runScenario } from '../../sandbox/scenario/run-scenario.js';
+import { loadScenario } from '../../sandbox/scenario/scenario-schema.js';
 import {
   SERVE_PLAY_TIMEOUT_MS,
   expectServeEndsAsLambda,

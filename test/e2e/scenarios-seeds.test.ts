@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { loadScenario } from '../../sim/scenario/scenario-schema.js';
+import { loadScenario } from '../../sandbox/scenario/scenario-schema.js';
 import {
   MEDIC_TIMEOUT_MS,
   SCENARIO_DIR,

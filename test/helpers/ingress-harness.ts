@@ -8,10 +8,10 @@ import { composeIngress } from '../../functions/config/compose-ingress.js';
 import { createLogger, createMetrics } from '../../functions/config/observability.js';
 import { loadSettings } from '../../functions/config/settings.js';
 import { createGithubWebhookHandler } from '../../functions/handlers/github-webhook.js';
-import { startEmbeddedDynamo } from '../../functions/local/embedded-dynamo.js';
-import { localLambdaContext } from '../../functions/local/lambda-context.js';
-import type { EmbeddedDynamo } from '../../functions/local/embedded-dynamo.js';
-import { loopbackClients } from '../../functions/local/loopback-clients.js';
+import { startEmbeddedDynamo } from '../../sandbox/local/embedded-dynamo.js';
+import { localLambdaContext } from '../../functions/serve/lambda-context.js';
+import type { EmbeddedDynamo } from '../../sandbox/local/embedded-dynamo.js';
+import { loopbackClients } from '../../sandbox/local/loopback-clients.js';
 import { EventBridgeSim } from '../../sim/aws/eventbridge-sim.js';
 import { SimClock } from '../../sim/clock.js';
 

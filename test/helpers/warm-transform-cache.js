@@ -20,7 +20,7 @@ const ESM_OPTIONS = {
   supportsTopLevelAwait: true,
 };
 
-const FOLDERS = ['functions', 'sim', 'test'];
+const FOLDERS = ['functions', 'sim', 'sandbox', 'test'];
 
 function typeScriptFiles(folder) {
   return readdirSync(folder, { withFileTypes: true, recursive: true })

@@ -6,8 +6,8 @@ import { DynamoClusterSightings } from '../../functions/adapters/store/cluster-s
 import { createDocumentClient } from '../../functions/config/compose-clients.js';
 import type { KubeEvent } from '../../functions/domain/model/cluster-facts.js';
 import { noteSightings } from '../../functions/engine/record-trigger.js';
-import { startEmbeddedDynamo } from '../../functions/local/embedded-dynamo.js';
-import type { EmbeddedDynamo } from '../../functions/local/embedded-dynamo.js';
+import { startEmbeddedDynamo } from '../../sandbox/local/embedded-dynamo.js';
+import type { EmbeddedDynamo } from '../../sandbox/local/embedded-dynamo.js';
 import type { ClusterSightings } from '../../functions/ports/cluster-sightings.js';
 
 const T = Date.parse('2026-03-02T09:00:00Z');

@@ -7,7 +7,7 @@
  * cancel: `expectMetWithMedic`).
  */
 import { runCli } from '../../functions/cli/main.js';
-import { playForReplay, type PlayedScenario } from '../../functions/cli/replay-sandbox.js';
+import { playForReplay, type PlayedScenario } from '../../sandbox/replay-sandbox.js';
 import { parseAuditRecords, parseDuration, replayReport } from '../../functions/cli/replay.js';
 import type { ReplayReport } from '../../functions/cli/replay.js';
 import { DynamoFactsStore } from '../../functions/adapters/store/dynamo-facts-store.js';
@@ -15,7 +15,7 @@ import { createDocumentClient } from '../../functions/config/compose-clients.js'
 import type { Action } from '../../functions/domain/model/action.js';
 import type { GitHubSim } from '../../sim/github/github-sim.js';
 import { checkRunsOf } from '../../sim/github/rest/check-run-routes.js';
-import { startEmbeddedDynamo } from '../../functions/local/embedded-dynamo.js';
+import { startEmbeddedDynamo } from '../../sandbox/local/embedded-dynamo.js';
 
 const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
 

@@ -6,13 +6,13 @@
  */
 import { join } from 'node:path';
 import { runCli } from '../../functions/cli/main.js';
-import { startEmbeddedDynamo } from '../../functions/local/embedded-dynamo.js';
+import { startEmbeddedDynamo } from '../../sandbox/local/embedded-dynamo.js';
 import { EventBridgeSim } from '../../sim/aws/eventbridge-sim.js';
 import type { GitHubSim } from '../../sim/github/github-sim.js';
-import type { ClusterTwin } from '../../sim/scenario/cluster-twin.js';
-import { createKubeClusterTwin } from '../../sim/scenario/kube-cluster-twin.js';
-import { runScenario, START } from '../../sim/scenario/run-scenario.js';
-import { loadScenario } from '../../sim/scenario/scenario-schema.js';
+import type { ClusterTwin } from '../../sandbox/scenario/cluster-twin.js';
+import { createKubeClusterTwin } from '../../sandbox/scenario/kube-cluster-twin.js';
+import { runScenario, START } from '../../sandbox/scenario/run-scenario.js';
+import { loadScenario } from '../../sandbox/scenario/scenario-schema.js';
 import { SCENARIO_DIR } from '../e2e/scenario-play.js';
 
 test('rescue on the first seed’s stuck job frees the poisoned slot, and the job runs', async () => {

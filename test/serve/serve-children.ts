@@ -1,5 +1,5 @@
 /**
- * `runner-medic serve` as child processes of the bin launcher (functions/cli/runner-medic.mjs),
+ * `runner-medic serve` as child processes of the bin launcher (bin/runner-medic.mjs),
  * as the container runs it: on the system clock, each in its own process group so that a SIGKILL
  * takes the launcher, tsx and serve's node at once, as the kubelet's SIGKILL takes the container.
  */
@@ -17,7 +17,7 @@ export interface Replica {
 const LOOKS = 240;
 
 export function startReplica(name: string, env: Record<string, string>): Replica {
-  const child = spawn('node_modules/.bin/node', ['functions/cli/runner-medic.mjs', 'serve'], {
+  const child = spawn('node_modules/.bin/node', ['bin/runner-medic.mjs', 'serve'], {
     env: { ...process.env, ...env, POD_NAME: name },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,

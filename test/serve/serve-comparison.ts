@@ -15,9 +15,9 @@
  * the rest in a sweep. So serve sometimes acts before ARC's own controller, whose reaction the
  * Lambda deployment always sees first.
  */
-import { playServeSandbox } from '../../functions/serve/serve-sandbox.js';
-import { formatOutcome } from '../../sim/scenario/format-outcome.js';
-import type { ScenarioOutcome } from '../../sim/scenario/outcome.js';
+import { playServeSandbox } from '../../sandbox/serve-sandbox.js';
+import { formatOutcome } from '../../sandbox/scenario/format-outcome.js';
+import type { ScenarioOutcome } from '../../sandbox/scenario/outcome.js';
 
 const SCENARIO_DIR = 'test/scenarios';
 /** A play is 5 to 10 s of CPU on a quiet machine (an hour of simulated time); beside other workers, more. */

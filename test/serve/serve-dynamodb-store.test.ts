@@ -7,8 +7,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
-import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../functions/local/embedded-dynamo.js';
-import { playServeSandbox } from '../../functions/serve/serve-sandbox.js';
+import { startEmbeddedDynamo, type EmbeddedDynamo } from '../../sandbox/local/embedded-dynamo.js';
+import { playServeSandbox } from '../../sandbox/serve-sandbox.js';
 
 const SEED = 'test/scenarios/seed-karpenter-mid-job.yaml';
 

@@ -11,7 +11,7 @@
  */
 import type { Action } from '../../functions/domain/model/action.js';
 import type { ServeRuntime } from '../../functions/serve/serve-runtime.js';
-import { playServeSandbox } from '../../functions/serve/serve-sandbox.js';
+import { playServeSandbox } from '../../sandbox/serve-sandbox.js';
 
 test('the leader killed between an action and its result: the follower takes over, nothing is done twice', async () => {
   const killed: { replica: string; action: string }[] = [];

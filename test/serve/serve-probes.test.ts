@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { openSqliteStores } from '../../functions/adapters/store/sqlite-stores.js';
-import { playServeSandbox } from '../../functions/serve/serve-sandbox.js';
+import { playServeSandbox } from '../../sandbox/serve-sandbox.js';
 import { ServeRuntime } from '../../functions/serve/serve-runtime.js';
 import { systemTimers } from '../../functions/serve/timers.js';
 import { SimClock } from '../../sim/clock.js';

@@ -1,6 +1,6 @@
 /**
  * `runner-medic serve` as the container runs it: child processes of the bin launcher
- * (functions/cli/runner-medic.mjs), on the system clock, against a Kubernetes twin this test
+ * (bin/runner-medic.mjs), on the system clock, against a Kubernetes twin this test
  * process hosts on loopback (KUBECONFIG), each with its own probe port and one shared SQLite file.
  * - SIGTERM: the replica drains, releases the Lease (holder cleared, as client-go's
  *   ReleaseOnCancel) and exits 0.

@@ -7,7 +7,7 @@
 import { runToEnd, type Finished } from '../helpers/run-to-end.js';
 
 function run(args: string[], env: Record<string, string> = {}): Promise<Finished> {
-  return runToEnd('npx', ['--no-install', 'tsx', 'functions/cli/entry.ts', ...args], {
+  return runToEnd('npx', ['--no-install', 'tsx', 'sandbox/cli.ts', ...args], {
     env: { ...process.env, ...env },
   });
 }

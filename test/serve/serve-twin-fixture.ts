@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { loopbackClients } from '../../functions/local/loopback-clients.js';
+import { loopbackClients } from '../../sandbox/local/loopback-clients.js';
 import { ServeRuntime } from '../../functions/serve/serve-runtime.js';
 import type { Timers } from '../../functions/serve/timers.js';
 import type { SimClock } from '../../sim/clock.js';

@@ -1,6 +1,6 @@
 import { SimClock } from '../../sim/clock.js';
-import type { WallClock } from '../../sim/scenario/sandbox.js';
-import { describeRemediation, paced } from '../../sim/scenario/sandbox.js';
+import type { WallClock } from '../../sandbox/scenario/sandbox.js';
+import { describeRemediation, paced } from '../../sandbox/scenario/sandbox.js';
 
 /**
  * A simulated clock and a wall clock under the test's control, where every simulated step costs

@@ -5,11 +5,11 @@ import { DynamoDeliveryLedger } from '../../../functions/adapters/store/dynamo-d
 import { deliveryKey } from '../../../functions/adapters/store/table-schema.js';
 import type { GithubObservation } from '../../../functions/domain/model/observation.js';
 import { republishUnpublishedDeliveries } from '../../../functions/ingress/republish-unpublished.js';
-import type { EmbeddedDynamo } from '../../../functions/local/embedded-dynamo.js';
+import type { EmbeddedDynamo } from '../../../sandbox/local/embedded-dynamo.js';
 import type { DeliveryRecord } from '../../../functions/ports/delivery-ledger.js';
 import { startCountingProxy } from '../../bench/store-proxy.js';
 import { createDocumentClient } from '../../../functions/config/compose-clients.js';
-import { startEmbeddedDynamo } from '../../../functions/local/embedded-dynamo.js';
+import { startEmbeddedDynamo } from '../../../sandbox/local/embedded-dynamo.js';
 import { describeDeliveryLedgerContract } from './contract/delivery-ledger-contract.js';
 
 describeDeliveryLedgerContract('DynamoDeliveryLedger on dynalite', async () => {

@@ -1,6 +1,6 @@
 import { DynamoFactsStore } from '../../../functions/adapters/store/dynamo-facts-store.js';
 import { createDocumentClient } from '../../../functions/config/compose-clients.js';
-import { startEmbeddedDynamo } from '../../../functions/local/embedded-dynamo.js';
+import { startEmbeddedDynamo } from '../../../sandbox/local/embedded-dynamo.js';
 import { describeFactsStoreContract } from './contract/facts-store-contract.js';
 
 describeFactsStoreContract('DynamoFactsStore on dynalite', async () => {

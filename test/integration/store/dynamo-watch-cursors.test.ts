@@ -1,6 +1,6 @@
 import { DynamoWatchCursors } from '../../../functions/adapters/store/dynamo-watch-cursors.js';
 import { createDocumentClient } from '../../../functions/config/compose-clients.js';
-import { startEmbeddedDynamo } from '../../../functions/local/embedded-dynamo.js';
+import { startEmbeddedDynamo } from '../../../sandbox/local/embedded-dynamo.js';
 import { describeWatchCursorsContract } from './contract/watch-cursors-contract.js';
 
 describeWatchCursorsContract('DynamoWatchCursors on dynalite', async () => {

@@ -11,9 +11,9 @@ import {
 } from '../../../functions/ingress/delivery-lease.js';
 import { republishUnpublishedDeliveries } from '../../../functions/ingress/republish-unpublished.js';
 import type { WebhookRequest } from '../../../functions/ports/webhook.js';
-import { startEmbeddedDynamo } from '../../../functions/local/embedded-dynamo.js';
-import type { EmbeddedDynamo } from '../../../functions/local/embedded-dynamo.js';
-import { loopbackClients } from '../../../functions/local/loopback-clients.js';
+import { startEmbeddedDynamo } from '../../../sandbox/local/embedded-dynamo.js';
+import type { EmbeddedDynamo } from '../../../sandbox/local/embedded-dynamo.js';
+import { loopbackClients } from '../../../sandbox/local/loopback-clients.js';
 import { EventBridgeSim } from '../../../sim/aws/eventbridge-sim.js';
 import { SimClock } from '../../../sim/clock.js';
 import { TEST_SECRET, signBody } from '../../helpers/ingress-harness.js';

@@ -1,7 +1,7 @@
 import { asAppDelivery, examplesFor } from '../../helpers/webhook-examples.js';
 import { functionUrlEvent, lambdaContext, parseResult } from '../../helpers/ingress-harness.js';
-import { startEmbeddedDynamo } from '../../../functions/local/embedded-dynamo.js';
-import type { EmbeddedDynamo } from '../../../functions/local/embedded-dynamo.js';
+import { startEmbeddedDynamo } from '../../../sandbox/local/embedded-dynamo.js';
+import type { EmbeddedDynamo } from '../../../sandbox/local/embedded-dynamo.js';
 import { EventBridgeSim } from '../../../sim/aws/eventbridge-sim.js';
 
 const eventBridge = new EventBridgeSim();

@@ -2,9 +2,9 @@ import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { SimClock } from '../../../sim/clock.js';
 import { ApiServer } from '../../../sim/kube/api/api-server.js';
 import { Rng } from '../../../sim/rng.js';
-import { buildOutcome } from '../../../sim/scenario/outcome.js';
-import { ScenarioError, parseScenario } from '../../../sim/scenario/scenario-schema.js';
-import { unconfiguredClusterEntry } from '../../../sim/scenario/unconfigured-cluster-event.js';
+import { buildOutcome } from '../../../sandbox/scenario/outcome.js';
+import { ScenarioError, parseScenario } from '../../../sandbox/scenario/scenario-schema.js';
+import { unconfiguredClusterEntry } from '../../../sandbox/scenario/unconfigured-cluster-event.js';
 
 const base = `
 name: tiny

@@ -5,10 +5,10 @@
 import { ApiException, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { SimClock } from '../../../sim/clock.js';
 import { GitHubSim } from '../../../sim/github/github-sim.js';
-import type { ClusterTwin } from '../../../sim/scenario/cluster-twin.js';
-import { createKubeClusterTwin } from '../../../sim/scenario/kube-cluster-twin.js';
-import { START } from '../../../sim/scenario/run-scenario.js';
-import { parseScenario, SHIPPED_RBAC_MANIFESTS } from '../../../sim/scenario/scenario-schema.js';
+import type { ClusterTwin } from '../../../sandbox/scenario/cluster-twin.js';
+import { createKubeClusterTwin } from '../../../sandbox/scenario/kube-cluster-twin.js';
+import { START } from '../../../sandbox/scenario/run-scenario.js';
+import { parseScenario, SHIPPED_RBAC_MANIFESTS } from '../../../sandbox/scenario/scenario-schema.js';
 
 const minimal = parseScenario(`
 name: tiny

@@ -2,7 +2,7 @@ import {
   followedAttempts,
   parseScenario,
   ScenarioError,
-} from '../../../sim/scenario/scenario-schema.js';
+} from '../../../sandbox/scenario/scenario-schema.js';
 
 const withFault = (fault: string) => `
 name: tiny

@@ -1,6 +1,6 @@
-import { buildOutcome } from '../../../sim/scenario/outcome.js';
-import type { OutcomeInput } from '../../../sim/scenario/outcome.js';
-import { parseScenario } from '../../../sim/scenario/scenario-schema.js';
+import { buildOutcome } from '../../../sandbox/scenario/outcome.js';
+import type { OutcomeInput } from '../../../sandbox/scenario/outcome.js';
+import { parseScenario } from '../../../sandbox/scenario/scenario-schema.js';
 import type { AuditEntry, Run, Runner } from '../../../sim/github/model/types.js';
 
 const START = 1_000_000;

@@ -1,6 +1,6 @@
-import { buildOutcome } from '../../../sim/scenario/outcome.js';
-import type { OutcomeInput } from '../../../sim/scenario/outcome.js';
-import { ScenarioError, parseScenario } from '../../../sim/scenario/scenario-schema.js';
+import { buildOutcome } from '../../../sandbox/scenario/outcome.js';
+import type { OutcomeInput } from '../../../sandbox/scenario/outcome.js';
+import { ScenarioError, parseScenario } from '../../../sandbox/scenario/scenario-schema.js';
 import type { Run, Runner } from '../../../sim/github/model/types.js';
 
 const minimal = `

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ScenarioError, parseScenario } from '../../../sim/scenario/scenario-schema.js';
+import { ScenarioError, parseScenario } from '../../../sandbox/scenario/scenario-schema.js';
 
 const dir = 'test/scenarios';
 const shipped = readdirSync(dir).filter((f) => f.endsWith('.yaml'));

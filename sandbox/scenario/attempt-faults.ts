@@ -1,5 +1,5 @@
-import type { SimClock } from '../clock.js';
-import type { GitHubSim } from '../github/github-sim.js';
+import type { SimClock } from '../../sim/clock.js';
+import type { GitHubSim } from '../../sim/github/github-sim.js';
 
 /** A fault that follows one job across attempts (`onAttempts` in the scenario). */
 interface PerAttempt {

@@ -1,7 +1,7 @@
 import { DEFAULT_POLICY, policyFromObject } from '../../functions/domain/policy/policy.js';
 import type { Policy } from '../../functions/domain/policy/policy.js';
-import { SimClock } from '../clock.js';
-import { GitHubSim } from '../github/github-sim.js';
+import { SimClock } from '../../sim/clock.js';
+import { GitHubSim } from '../../sim/github/github-sim.js';
 import type { ClusterTwin } from './cluster-twin.js';
 import { MedicHarness, type MedicHarnessOptions } from './medic-harness.js';
 import type { AppliedFault, ScenarioOutcome } from './outcome.js';

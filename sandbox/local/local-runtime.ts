@@ -1,14 +1,14 @@
-import type { LineWriter } from '../adapters/bus/stream-publisher.js';
-import { composeIngress } from '../config/compose-ingress.js';
-import { createLogger, createMetrics } from '../config/observability.js';
-import type { LocalSettings } from '../config/settings.js';
-import { loadSettings } from '../config/settings.js';
-import { createGithubWebhookHandler } from '../handlers/github-webhook.js';
-import type { Clock } from '../ports/clock.js';
-import { systemClock } from '../ports/clock.js';
+import type { LineWriter } from '../../functions/adapters/bus/stream-publisher.js';
+import { composeIngress } from '../../functions/config/compose-ingress.js';
+import { createLogger, createMetrics } from '../../functions/config/observability.js';
+import type { LocalSettings } from '../../functions/config/settings.js';
+import { loadSettings } from '../../functions/config/settings.js';
+import { createGithubWebhookHandler } from '../../functions/handlers/github-webhook.js';
+import type { Clock } from '../../functions/ports/clock.js';
+import { systemClock } from '../../functions/ports/clock.js';
 import { startEmbeddedDynamo } from './embedded-dynamo.js';
-import type { FunctionUrlHandler } from './function-url-server.js';
-import { startFunctionUrlServer } from './function-url-server.js';
+import type { FunctionUrlHandler } from '../../functions/serve/function-url-server.js';
+import { startFunctionUrlServer } from '../../functions/serve/function-url-server.js';
 import { loopbackClients } from './loopback-clients.js';
 
 export interface LocalRuntime {

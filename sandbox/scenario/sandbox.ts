@@ -1,4 +1,4 @@
-import type { SimClock } from '../clock.js';
+import type { SimClock } from '../../sim/clock.js';
 import { formatOutcome } from './format-outcome.js';
 import { createKubeClusterTwin } from './kube-cluster-twin.js';
 import type { JobOutcome, ScenarioOutcome } from './outcome.js';

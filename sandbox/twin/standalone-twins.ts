@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SimClock } from '../clock.js';
-import { GitHubSim } from '../github/github-sim.js';
-import { SimCluster } from '../kube/cluster.js';
+import { SimClock } from '../../sim/clock.js';
+import { GitHubSim } from '../../sim/github/github-sim.js';
+import { SimCluster } from '../../sim/kube/cluster.js';
 import type { ClusterTwin } from '../scenario/cluster-twin.js';
 import { createKubeClusterTwin } from '../scenario/kube-cluster-twin.js';
 import { START, runScenario } from '../scenario/run-scenario.js';

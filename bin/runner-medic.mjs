@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /* global process, URL */
-// The `runner-medic` bin (package.json). It runs functions/cli/entry.ts with the project's
+// The `runner-medic` bin (package.json), for a clone. It runs sandbox/cli.ts (the product's CLI,
+// lent the twins for --sandbox; the image runs functions/cli/entry.ts instead) with the project's
 // TypeScript loader (tsx, imported into the one node process: its CLI would add a second process
 // between this launcher and serve, relaying signals) on the project's Node 24 (the `node` dev
 // dependency), whatever `node` started this launcher: plain JavaScript that any Node since 18 can
@@ -9,10 +10,10 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
+const root = fileURLToPath(new URL('../', import.meta.url));
 const projectNode = `${root}node_modules/.bin/node`;
 const tsx = `${root}node_modules/tsx/dist/loader.mjs`;
-const entry = `${root}functions/cli/entry.ts`;
+const entry = `${root}sandbox/cli.ts`;
 
 if (!existsSync(tsx)) {
   process.stderr.write('runner-medic: run `npm ci` in the repository first (tsx is missing)\n');

@@ -3,8 +3,8 @@
  * kubernetes-event-exporter, pointed at the same bus by mistake (or a cluster removed from
  * `CLUSTERS` while its exporter still runs), puts there. Same shape as sim/kube's exporter.
  */
-import { enhancedEvent } from '../kube/export/event-exporter.js';
-import { isoTime, type CoreEvent } from '../kube/types.js';
+import { enhancedEvent } from '../../sim/kube/export/event-exporter.js';
+import { isoTime, type CoreEvent } from '../../sim/kube/types.js';
 import type { BusEntry } from './cluster-twin.js';
 import type { ScenarioFault } from './scenario-schema.js';
 

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import type { ArcVersion } from '../kube/arc/arc-version.js';
+import type { ArcVersion } from '../../sim/kube/arc/arc-version.js';
 
 const name = z
   .string()

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
-import { createTableInput } from '../adapters/store/table-schema.js';
+import { createTableInput } from '../../functions/adapters/store/table-schema.js';
 
 export interface EmbeddedDynamo {
   endpoint: string;

@@ -9,17 +9,17 @@ import type { Policy } from '../../functions/domain/policy/policy.js';
 import { createGithubWebhookHandler } from '../../functions/handlers/github-webhook.js';
 import { createReconcileHandler } from '../../functions/handlers/reconcile.js';
 import { createRemediateHandler } from '../../functions/handlers/remediate.js';
-import { startEmbeddedDynamo } from '../../functions/local/embedded-dynamo.js';
-import { localLambdaContext } from '../../functions/local/lambda-context.js';
-import type { EmbeddedDynamo } from '../../functions/local/embedded-dynamo.js';
-import { loopbackClients } from '../../functions/local/loopback-clients.js';
-import type { FunctionUrlHandler, LocalServer } from '../../functions/local/function-url-server.js';
-import { startFunctionUrlServer } from '../../functions/local/function-url-server.js';
-import { EventBridgeSim } from '../aws/eventbridge-sim.js';
-import type { ReceivedEntry } from '../aws/eventbridge-sim.js';
-import type { SimClock } from '../clock.js';
-import { Rng } from '../rng.js';
-import type { GitHubSim } from '../github/github-sim.js';
+import { startEmbeddedDynamo } from '../local/embedded-dynamo.js';
+import { localLambdaContext } from '../../functions/serve/lambda-context.js';
+import type { EmbeddedDynamo } from '../local/embedded-dynamo.js';
+import { loopbackClients } from '../local/loopback-clients.js';
+import type { FunctionUrlHandler, LocalServer } from '../../functions/serve/function-url-server.js';
+import { startFunctionUrlServer } from '../../functions/serve/function-url-server.js';
+import { EventBridgeSim } from '../../sim/aws/eventbridge-sim.js';
+import type { ReceivedEntry } from '../../sim/aws/eventbridge-sim.js';
+import type { SimClock } from '../../sim/clock.js';
+import { Rng } from '../../sim/rng.js';
+import type { GitHubSim } from '../../sim/github/github-sim.js';
 
 export interface MedicHarnessOptions {
   clock: SimClock;

@@ -8,18 +8,18 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments, stringify } from 'yaml';
-import { DynamoClusterSightings } from '../adapters/store/cluster-sightings.js';
-import { createDocumentClient } from '../config/compose-clients.js';
-import { startEmbeddedDynamo, type EmbeddedDynamo } from '../local/embedded-dynamo.js';
-import { SimClock } from '../../sim/clock.js';
-import { GitHubSim } from '../../sim/github/github-sim.js';
+import { DynamoClusterSightings } from '../functions/adapters/store/cluster-sightings.js';
+import { createDocumentClient } from '../functions/config/compose-clients.js';
+import { startEmbeddedDynamo, type EmbeddedDynamo } from './local/embedded-dynamo.js';
+import { SimClock } from '../sim/clock.js';
+import { GitHubSim } from '../sim/github/github-sim.js';
 import {
   APP_PERMISSIONS,
   setInstallationPermissions,
-} from '../../sim/github/rest/installation-permissions.js';
-import { SimCluster } from '../../sim/kube/cluster.js';
-import type { Pod } from '../../sim/kube/types.js';
-import { RunnerMedicError } from '../ports/errors.js';
+} from '../sim/github/rest/installation-permissions.js';
+import { SimCluster } from '../sim/kube/cluster.js';
+import type { Pod } from '../sim/kube/types.js';
+import { RunnerMedicError } from '../functions/ports/errors.js';
 
 export interface DoctorSandbox {
   /** The functions' environment pointing at the twins. */

@@ -3,8 +3,8 @@ import {
   rescueCallBound,
   type LossShape,
 } from '../../functions/domain/policy/rescue-cost.js';
-import type { AuditEntry as GithubAudit, Job, Run, Runner } from '../github/model/types.js';
-import type { AuditEntry as KubeAudit, RequestLogEntry } from '../kube/api/audit.js';
+import type { AuditEntry as GithubAudit, Job, Run, Runner } from '../../sim/github/model/types.js';
+import type { AuditEntry as KubeAudit, RequestLogEntry } from '../../sim/kube/api/audit.js';
 import type { Expectation, Scenario } from './scenario-schema.js';
 
 /** The fixed JSON shape other tools read: add fields freely, rename none. */

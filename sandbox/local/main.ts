@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { loadSettings } from '../config/settings.js';
+import { loadSettings } from '../../functions/config/settings.js';
 import { startLocalRuntime } from './local-runtime.js';
 
 const USAGE = `usage: npm start [-- --once]
@@ -50,7 +50,7 @@ if (settings.sandbox) await playSandbox(settings.sandbox);
 /** The sandbox: runner-medic's handlers around the simulated GitHub and cluster, no network. */
 async function playSandbox(sandbox: { scenario: string; speed: number }): Promise<boolean> {
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
-  const { playSandbox: play } = await import('../../sim/scenario/sandbox.js');
+  const { playSandbox: play } = await import('../scenario/sandbox.js');
   const result = await play({
     file: sandbox.scenario,
     speed: sandbox.speed,

@@ -3,10 +3,10 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SSMClient } from '@aws-sdk/client-ssm';
-import type { LineWriter } from '../adapters/bus/stream-publisher.js';
-import type { ClientFactories } from '../config/compose-engine.js';
-import { createDocumentClient } from '../config/compose-clients.js';
-import type { Clock } from '../ports/clock.js';
+import type { LineWriter } from '../../functions/adapters/bus/stream-publisher.js';
+import type { ClientFactories } from '../../functions/config/compose-engine.js';
+import { createDocumentClient } from '../../functions/config/compose-clients.js';
+import type { Clock } from '../../functions/ports/clock.js';
 
 /** Loopback servers (dynalite, the twins) take any credentials; these name no real account. */
 const LOOPBACK = {

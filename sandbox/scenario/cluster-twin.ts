@@ -1,4 +1,4 @@
-import type { AuditEntry, RequestLogEntry } from '../kube/api/audit.js';
+import type { AuditEntry, RequestLogEntry } from '../../sim/kube/api/audit.js';
 import type { AppliedFault } from './outcome.js';
 import type { ClusterFault } from './scenario-schema.js';
 

@@ -4,11 +4,11 @@
  * audit trail it published, for replay to report on.
  */
 import { fileURLToPath } from 'node:url';
-import { createKubeClusterTwin } from '../../sim/scenario/kube-cluster-twin.js';
-import type { ScenarioOutcome } from '../../sim/scenario/outcome.js';
-import { runScenario, START, type RunOptions } from '../../sim/scenario/run-scenario.js';
-import { loadScenario } from '../../sim/scenario/scenario-schema.js';
-import type { AuditRecord } from './replay.js';
+import { createKubeClusterTwin } from './scenario/kube-cluster-twin.js';
+import type { ScenarioOutcome } from './scenario/outcome.js';
+import { runScenario, START, type RunOptions } from './scenario/run-scenario.js';
+import { loadScenario } from './scenario/scenario-schema.js';
+import type { AuditRecord } from '../functions/cli/replay.js';
 
 /** The second seed report: Karpenter consolidates a node under a running job. */
 export const SANDBOX_SCENARIO = fileURLToPath(

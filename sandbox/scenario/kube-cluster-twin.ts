@@ -1,9 +1,9 @@
-import type { ArcVersion } from '../kube/arc/arc-version.js';
-import { ARC_VERSIONS } from '../kube/arc/arc-version.js';
-import { SimCluster } from '../kube/cluster.js';
-import { shippedExporterRouting } from '../kube/export/shipped-exporter-config.js';
-import { Rng } from '../rng.js';
-import type { Pod } from '../kube/types.js';
+import type { ArcVersion } from '../../sim/kube/arc/arc-version.js';
+import { ARC_VERSIONS } from '../../sim/kube/arc/arc-version.js';
+import { SimCluster } from '../../sim/kube/cluster.js';
+import { shippedExporterRouting } from '../../sim/kube/export/shipped-exporter-config.js';
+import { Rng } from '../../sim/rng.js';
+import type { Pod } from '../../sim/kube/types.js';
 import type { BusEntry, ClusterTwin } from './cluster-twin.js';
 import type { AppliedFault } from './outcome.js';
 import type { CreateClusterInput } from './run-scenario.js';

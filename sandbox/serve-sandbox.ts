@@ -18,22 +18,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { parseAllDocuments } from 'yaml';
-import type { Action } from '../domain/model/action.js';
-import { loopbackClients } from '../local/loopback-clients.js';
-import type { SimClock } from '../../sim/clock.js';
-import { formatOutcome } from '../../sim/scenario/format-outcome.js';
-import {
-  createKubeClusterTwin,
-  type KubeClusterTwin,
-} from '../../sim/scenario/kube-cluster-twin.js';
-import type { MedicHarnessOptions, RemediationRecord } from '../../sim/scenario/medic-harness.js';
-import { isLeaderElectionWrite, type ScenarioOutcome } from '../../sim/scenario/outcome.js';
-import { runScenario, type ScenarioMedic } from '../../sim/scenario/run-scenario.js';
-import { describeRemediation } from '../../sim/scenario/sandbox.js';
-import { loadScenario } from '../../sim/scenario/scenario-schema.js';
-import { KubeHttpError, kubeRequester, type KubeRequest } from './kube-http.js';
-import { ServeRuntime } from './serve-runtime.js';
-import type { Timers } from './timers.js';
+import type { Action } from '../functions/domain/model/action.js';
+import { loopbackClients } from './local/loopback-clients.js';
+import type { SimClock } from '../sim/clock.js';
+import { formatOutcome } from './scenario/format-outcome.js';
+import { createKubeClusterTwin, type KubeClusterTwin } from './scenario/kube-cluster-twin.js';
+import type { MedicHarnessOptions, RemediationRecord } from './scenario/medic-harness.js';
+import { isLeaderElectionWrite, type ScenarioOutcome } from './scenario/outcome.js';
+import { runScenario, type ScenarioMedic } from './scenario/run-scenario.js';
+import { describeRemediation } from './scenario/sandbox.js';
+import { loadScenario } from './scenario/scenario-schema.js';
+import { KubeHttpError, kubeRequester, type KubeRequest } from '../functions/serve/kube-http.js';
+import { ServeRuntime } from '../functions/serve/serve-runtime.js';
+import type { Timers } from '../functions/serve/timers.js';
 
 const WEBHOOK_SECRET = 'serve-sandbox-webhook-secret';
 const IN_CLUSTER_RBAC = [
