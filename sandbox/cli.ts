@@ -16,8 +16,7 @@ const sandbox: CliSandbox = {
   },
   async playReplay(file) {
     const { playForReplay, SANDBOX_SCENARIO } = await import('./replay-sandbox.js');
-    const played = await playForReplay(file ?? SANDBOX_SCENARIO, { dryRun: true });
-    return { ...played, file: file ?? SANDBOX_SCENARIO };
+    return playForReplay(file ?? SANDBOX_SCENARIO, { dryRun: true });
   },
 };
 

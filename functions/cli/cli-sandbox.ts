@@ -25,7 +25,6 @@ export interface CliSandbox {
   }): Promise<{ recovered: boolean }>;
   /** `replay --sandbox`: a scenario played in dry run, and the audit trail it left. */
   playReplay(file: string | undefined): Promise<{
-    file: string;
     records: AuditRecord[];
     since: number;
     until: number;
