@@ -311,14 +311,10 @@ test('a replica whose informers fail: /readyz says why, and the RBAC check names
 function runDoctorProcess(env: Record<string, string>): Promise<Finished> {
   const root = process.getuid?.() === 0;
   if (root) assertReachableByOthers(process.execPath);
-  return runToEnd(
-    process.execPath,
-    ['bin/runner-medic.mjs', 'doctor', '--in-cluster', '--json'],
-    {
-      env: { PATH: process.env.PATH ?? '', HOME: world.dir, ...env },
-      ...(root ? { uid: 65534, gid: 65534 } : {}),
-    },
-  );
+  return runToEnd(process.execPath, ['bin/runner-medic.mjs', 'doctor', '--in-cluster', '--json'], {
+    env: { PATH: process.env.PATH ?? '', HOME: world.dir, ...env },
+    ...(root ? { uid: 65534, gid: 65534 } : {}),
+  });
 }
 
 test('a store folder that is not writable: the store finding, from the CLI as a process', async () => {

@@ -8,7 +8,10 @@ import { GitHubSim } from '../../../sim/github/github-sim.js';
 import type { ClusterTwin } from '../../../sandbox/scenario/cluster-twin.js';
 import { createKubeClusterTwin } from '../../../sandbox/scenario/kube-cluster-twin.js';
 import { START } from '../../../sandbox/scenario/run-scenario.js';
-import { parseScenario, SHIPPED_RBAC_MANIFESTS } from '../../../sandbox/scenario/scenario-schema.js';
+import {
+  parseScenario,
+  SHIPPED_RBAC_MANIFESTS,
+} from '../../../sandbox/scenario/scenario-schema.js';
 
 const minimal = parseScenario(`
 name: tiny
