@@ -43,7 +43,7 @@ const SCALE_SET_LABEL = 'actions.github.com/scale-set-name';
 const SETTLE_MS = 20 * 60_000;
 
 const rbacFile = (name: string) =>
-  fileURLToPath(new URL(`../../infra/kubernetes/rbac/${name}`, import.meta.url));
+  fileURLToPath(new URL(`../infra/kubernetes/rbac/${name}`, import.meta.url));
 
 interface PolicyRule {
   apiGroups?: string[];

@@ -12,7 +12,7 @@ import type { AuditRecord } from '../functions/cli/replay.js';
 
 /** The second seed report: Karpenter consolidates a node under a running job. */
 export const SANDBOX_SCENARIO = fileURLToPath(
-  new URL('../../test/scenarios/seed-karpenter-mid-job.yaml', import.meta.url),
+  new URL('../test/scenarios/seed-karpenter-mid-job.yaml', import.meta.url),
 );
 
 export interface PlayedScenario {
