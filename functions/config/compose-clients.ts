@@ -2,7 +2,7 @@
  * The clients both compositions build on (compose-ingress.ts, compose-engine.ts): the table,
  * the bus and the secret stores, and the bus publisher the settings choose. Production passes
  * AWS clients; tests, the scenarios and `npm start` pass loopback ones
- * (functions/local/loopback-clients.ts), so all of them run the same wiring.
+ * (sandbox/local/loopback-clients.ts), so all of them run the same wiring.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';

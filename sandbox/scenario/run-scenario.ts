@@ -26,7 +26,7 @@ export interface RunOptions {
   verbose?: boolean;
   /**
    * Builds runner-medic around the twins. @default the Lambda functions (MedicHarness);
-   * `runner-medic serve --sandbox` gives its in-cluster runtime (functions/serve/serve-sandbox.ts).
+   * `runner-medic serve --sandbox` gives its in-cluster runtime (sandbox/serve-sandbox.ts).
    */
   createMedic?: (options: MedicHarnessOptions) => ScenarioMedic;
 }

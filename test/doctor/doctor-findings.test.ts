@@ -1,5 +1,5 @@
 /**
- * The doctor against the twins seeded with findings (functions/doctor/doctor-sandbox.ts): real
+ * The doctor against the twins seeded with findings (sandbox/doctor-sandbox.ts): real
  * @kubernetes/client-node and octokit calls over loopback to sim/kube and sim/github. One world
  * for the whole file; each test asserts on the JSON report.
  */

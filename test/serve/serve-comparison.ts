@@ -1,7 +1,7 @@
 /**
  * The shipped scenarios played through `runner-medic serve` (its informers, Lease, webhook port,
- * timers and SQLite on the twins: functions/serve/serve-sandbox.ts) end as they end through the
- * Lambda harness (sim/scenario/medic-harness.ts): each scenario's own expectations are met, and
+ * timers and SQLite on the twins: sandbox/serve-sandbox.ts) end as they end through the
+ * Lambda harness (sandbox/scenario/medic-harness.ts): each scenario's own expectations are met, and
  * the outcomes' key facts are the same: each job's conclusion and attempts, and runner-medic's
  * mutating calls and audit events by kind. Each scenario is played once per runtime, each play on
  * its own twins, store and clock: the scenario suites (test/e2e) compare serve's play with the
